@@ -1,0 +1,55 @@
+//===- Symshape.h - symshape dialect C++ declarations -----------*- C++ -*-===//
+
+#ifndef SYMSHAPE_SYMSHAPE_H
+#define SYMSHAPE_SYMSHAPE_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::symshape {
+
+/// Node kinds of an extent expression. The values are stable.
+enum class ExprKind : uint32_t {
+  Constant = 0,
+  Symbol,
+  InputAxis,
+  RuntimeScalar,
+  Add,
+  Sub,
+  Mul,
+  FloorDiv,
+  CeilDiv,
+  Mod,
+  Min,
+  Max,
+};
+
+/// The guarantee an extent carries.
+enum class Guarantee : uint32_t { Exact = 0, UpperBound, Unknown };
+
+/// Returns true for a 0-d tensor of signless integer or index elements.
+bool isIntegerScalarTensor(Type type);
+
+/// Floor division, ceiling division and a remainder with the divisor's sign.
+/// Return std::nullopt on division by zero or int64 overflow.
+std::optional<int64_t> evalBinary(ExprKind kind, int64_t lhs, int64_t rhs);
+
+} // namespace mlir::symshape
+
+#include "symshape/SymshapeDialect.h.inc"
+#include "symshape/SymshapeEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "symshape/SymshapeAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "symshape/SymshapeTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "symshape/SymshapeOps.h.inc"
+
+#endif // SYMSHAPE_SYMSHAPE_H

@@ -1,0 +1,78 @@
+//===- SymshapeBase.td - symshape dialect definition --------*- tablegen -*-===//
+//
+// The symshape dialect: tensor extents as symbolic expressions tagged with a
+// guarantee (exact, upper bound, unknown).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SYMSHAPE_BASE_TD
+#define SYMSHAPE_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Symshape_Dialect : Dialect {
+  let name = "symshape";
+  let summary = "Symbolic tensor extents with exact / upper-bound / unknown guarantees";
+  let description = [{
+    The `symshape` dialect models the extents of tensors as symbolic
+    expressions over constants, named axes (`batch`, `seq`), op-local input
+    axis sizes (`dim(0, 1)`), and op-local runtime scalars
+    (`scalar(1, truncate_size)`), combined with `+ - * floordiv ceildiv mod
+    min max`. Each extent carries a guarantee: exact, upper bound (`ub(e)`)
+    or unknown (`?`). Rank is always exact.
+
+    Shape-sensitive ops (`symshape.reshape`, `symshape.broadcast_in_dim`,
+    `symshape.gather`) carry their required output extents as op-local
+    expressions; `symshape.dynamic_truncate` produces an extent that depends
+    on a runtime value. Compute stays in upstream dialects.
+  }];
+  let cppNamespace = "::mlir::symshape";
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Discardable attribute holding inferred shapes of an op's results.
+    static constexpr ::llvm::StringLiteral kShapeAttrName = "symshape.shape";
+    /// Function argument attribute naming the axes of the argument.
+    static constexpr ::llvm::StringLiteral kAxesAttrName = "symshape.axes";
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Symshape_ScalarSemantics : I32EnumAttr<"ScalarSemantics",
+    "how a runtime integer scalar becomes an extent", [
+      I32EnumAttrCase<"index", 0>,
+      I32EnumAttrCase<"clamp_nonneg", 1>,
+      I32EnumAttrCase<"truncate_size", 2>
+    ]> {
+  let cppNamespace = "::mlir::symshape";
+  let genSpecializedAttr = 0;
+}
+
+def Symshape_ScalarSemanticsAttr : EnumAttr<Symshape_Dialect,
+    Symshape_ScalarSemantics, "semantics"> {
+  let assemblyFormat = "$value";
+}
+
+def Symshape_TruncateStage : I32EnumAttr<"TruncateStage",
+    "which extent dynamic_truncate reports for the truncated axis", [
+      I32EnumAttrCase<"upper_bound", 0>,
+      I32EnumAttrCase<"exact", 1>
+    ]> {
+  let cppNamespace = "::mlir::symshape";
+  let genSpecializedAttr = 0;
+}
+
+def Symshape_TruncateStageAttr : EnumAttr<Symshape_Dialect,
+    Symshape_TruncateStage, "stage"> {
+  let assemblyFormat = "$value";
+}
+
+#endif // SYMSHAPE_BASE_TD

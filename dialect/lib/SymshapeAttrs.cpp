@@ -1,0 +1,474 @@
+//===- SymshapeAttrs.cpp - expression, extent and shape attributes --------===//
+//
+// Parsing and printing of the extent expression syntax shared with the Python
+// algebra (`symshape_mlir.extent`), and the attribute verifiers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "symshape/Symshape.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::symshape;
+
+//===----------------------------------------------------------------------===//
+// Integer semantics
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> mlir::symshape::evalBinary(ExprKind kind, int64_t lhs,
+                                                  int64_t rhs) {
+  int64_t out;
+  switch (kind) {
+  case ExprKind::Add:
+    if (__builtin_add_overflow(lhs, rhs, &out))
+      return std::nullopt;
+    return out;
+  case ExprKind::Sub:
+    if (__builtin_sub_overflow(lhs, rhs, &out))
+      return std::nullopt;
+    return out;
+  case ExprKind::Mul:
+    if (__builtin_mul_overflow(lhs, rhs, &out))
+      return std::nullopt;
+    return out;
+  case ExprKind::FloorDiv:
+  case ExprKind::CeilDiv:
+  case ExprKind::Mod: {
+    if (rhs == 0 || (lhs == INT64_MIN && rhs == -1))
+      return std::nullopt;
+    int64_t quot = lhs / rhs, rem = lhs % rhs;
+    bool inexact = rem != 0;
+    bool sameSign = (lhs < 0) == (rhs < 0);
+    if (kind == ExprKind::FloorDiv)
+      return inexact && !sameSign ? quot - 1 : quot;
+    if (kind == ExprKind::CeilDiv)
+      return inexact && sameSign ? quot + 1 : quot;
+    return inexact && ((rem < 0) != (rhs < 0)) ? rem + rhs : rem;
+  }
+  case ExprKind::Min:
+    return std::min(lhs, rhs);
+  case ExprKind::Max:
+    return std::max(lhs, rhs);
+  default:
+    return std::nullopt;
+  }
+}
+
+bool mlir::symshape::isIntegerScalarTensor(Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getRank() != 0)
+    return false;
+  Type element = tensor.getElementType();
+  return element.isIndex() || element.isSignlessInteger();
+}
+
+//===----------------------------------------------------------------------===//
+// ExprAttr
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr llvm::StringLiteral kReservedWords[] = {
+    "min", "max", "dim", "scalar", "floordiv", "ceildiv", "mod", "ub"};
+
+bool isReserved(StringRef word) {
+  return llvm::is_contained(kReservedWords, word);
+}
+
+bool isValidSymbolName(StringRef name) {
+  if (name.empty() || isReserved(name))
+    return false;
+  if (!llvm::isAlpha(name.front()) && name.front() != '_')
+    return false;
+  return llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+bool isBinaryKind(ExprKind kind) { return kind >= ExprKind::Add; }
+
+/// Printing precedence: sums bind loosest, products tighter, leaves tightest.
+int precedence(ExprKind kind) {
+  switch (kind) {
+  case ExprKind::Add:
+  case ExprKind::Sub:
+    return 1;
+  case ExprKind::Mul:
+  case ExprKind::FloorDiv:
+  case ExprKind::CeilDiv:
+  case ExprKind::Mod:
+    return 2;
+  default:
+    return 3;
+  }
+}
+
+StringRef binarySpelling(ExprKind kind) {
+  switch (kind) {
+  case ExprKind::Add:
+    return "+";
+  case ExprKind::Sub:
+    return "-";
+  case ExprKind::Mul:
+    return "*";
+  case ExprKind::FloorDiv:
+    return "floordiv";
+  case ExprKind::CeilDiv:
+    return "ceildiv";
+  case ExprKind::Mod:
+    return "mod";
+  case ExprKind::Min:
+    return "min";
+  case ExprKind::Max:
+    return "max";
+  default:
+    llvm_unreachable("not a binary kind");
+  }
+}
+
+void printExpr(raw_ostream &os, ExprAttr expr, int parentPrecedence,
+               bool isRightOperand) {
+  ExprKind kind = expr.getKind();
+  switch (kind) {
+  case ExprKind::Constant:
+    os << expr.getValue();
+    return;
+  case ExprKind::Symbol:
+    os << expr.getName();
+    return;
+  case ExprKind::InputAxis:
+    os << "dim(" << expr.getValue() << ", " << expr.getAxis() << ")";
+    return;
+  case ExprKind::RuntimeScalar:
+    os << "scalar(" << expr.getValue() << ", " << expr.getName() << ")";
+    return;
+  case ExprKind::Min:
+  case ExprKind::Max:
+    os << binarySpelling(kind) << "(";
+    printExpr(os, expr.getLhs(), 0, false);
+    os << ", ";
+    printExpr(os, expr.getRhs(), 0, false);
+    os << ")";
+    return;
+  default:
+    break;
+  }
+  int prec = precedence(kind);
+  bool parens = prec < parentPrecedence ||
+                (prec == parentPrecedence && isRightOperand);
+  if (parens)
+    os << "(";
+  printExpr(os, expr.getLhs(), prec, false);
+  os << " " << binarySpelling(kind) << " ";
+  printExpr(os, expr.getRhs(), prec, true);
+  if (parens)
+    os << ")";
+}
+
+ExprAttr parseSum(AsmParser &parser);
+
+ExprAttr parseFactor(AsmParser &parser) {
+  MLIRContext *ctx = parser.getContext();
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalMinus())) {
+    ExprAttr operand = parseFactor(parser);
+    if (!operand)
+      return {};
+    if (operand.isConstant() && operand.getValue() != INT64_MIN)
+      return ExprAttr::getConstant(ctx, -operand.getValue());
+    return ExprAttr::getBinary(ExprKind::Sub, ExprAttr::getConstant(ctx, 0),
+                               operand);
+  }
+  if (succeeded(parser.parseOptionalLParen())) {
+    ExprAttr inner = parseSum(parser);
+    if (!inner || parser.parseRParen())
+      return {};
+    return inner;
+  }
+  int64_t value;
+  OptionalParseResult intResult = parser.parseOptionalInteger(value);
+  if (intResult.has_value()) {
+    if (failed(*intResult))
+      return {};
+    return ExprAttr::getConstant(ctx, value);
+  }
+  StringRef word;
+  if (failed(parser.parseOptionalKeyword(&word))) {
+    parser.emitError(loc, "expected an extent expression");
+    return {};
+  }
+  if (word == "min" || word == "max") {
+    ExprAttr lhs, rhs;
+    if (parser.parseLParen() || !(lhs = parseSum(parser)) ||
+        parser.parseComma() || !(rhs = parseSum(parser)) ||
+        parser.parseRParen())
+      return {};
+    return ExprAttr::getBinary(word == "min" ? ExprKind::Min : ExprKind::Max,
+                               lhs, rhs);
+  }
+  if (word == "dim") {
+    int64_t operand, axis;
+    if (parser.parseLParen() || parser.parseInteger(operand) ||
+        parser.parseComma() || parser.parseInteger(axis) ||
+        parser.parseRParen())
+      return {};
+    if (operand < 0 || axis < 0) {
+      parser.emitError(loc, "dim() operand and axis must be non-negative");
+      return {};
+    }
+    return ExprAttr::getInputAxis(ctx, operand, axis);
+  }
+  if (word == "scalar") {
+    int64_t operand;
+    StringRef semantics;
+    SMLoc semLoc;
+    if (parser.parseLParen() || parser.parseInteger(operand) ||
+        parser.parseComma())
+      return {};
+    semLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&semantics) || parser.parseRParen())
+      return {};
+    std::optional<ScalarSemantics> sem = symbolizeScalarSemantics(semantics);
+    if (!sem) {
+      parser.emitError(semLoc, "unknown scalar semantics '")
+          << semantics << "' (expected index, clamp_nonneg or truncate_size)";
+      return {};
+    }
+    if (operand < 0) {
+      parser.emitError(loc, "scalar() operand must be non-negative");
+      return {};
+    }
+    return ExprAttr::getRuntimeScalar(ctx, operand, *sem);
+  }
+  if (!isValidSymbolName(word)) {
+    parser.emitError(loc, "'") << word << "' is not a valid symbol name";
+    return {};
+  }
+  return ExprAttr::getSymbol(ctx, word);
+}
+
+ExprAttr parseProduct(AsmParser &parser) {
+  ExprAttr lhs = parseFactor(parser);
+  while (lhs) {
+    ExprKind kind;
+    if (succeeded(parser.parseOptionalStar()))
+      kind = ExprKind::Mul;
+    else if (succeeded(parser.parseOptionalKeyword("floordiv")))
+      kind = ExprKind::FloorDiv;
+    else if (succeeded(parser.parseOptionalKeyword("ceildiv")))
+      kind = ExprKind::CeilDiv;
+    else if (succeeded(parser.parseOptionalKeyword("mod")))
+      kind = ExprKind::Mod;
+    else
+      return lhs;
+    ExprAttr rhs = parseFactor(parser);
+    if (!rhs)
+      return {};
+    lhs = ExprAttr::getBinary(kind, lhs, rhs);
+  }
+  return {};
+}
+
+ExprAttr parseSum(AsmParser &parser) {
+  ExprAttr lhs = parseProduct(parser);
+  while (lhs) {
+    ExprKind kind;
+    if (succeeded(parser.parseOptionalPlus()))
+      kind = ExprKind::Add;
+    else if (succeeded(parser.parseOptionalMinus()))
+      kind = ExprKind::Sub;
+    else
+      return lhs;
+    ExprAttr rhs = parseProduct(parser);
+    if (!rhs)
+      return {};
+    lhs = ExprAttr::getBinary(kind, lhs, rhs);
+  }
+  return {};
+}
+} // namespace
+
+ExprAttr ExprAttr::getConstant(MLIRContext *ctx, int64_t value) {
+  return get(ctx, static_cast<uint32_t>(Kind::Constant), value, 0, "", {});
+}
+
+ExprAttr ExprAttr::getSymbol(MLIRContext *ctx, StringRef name) {
+  return get(ctx, static_cast<uint32_t>(Kind::Symbol), 0, 0, name, {});
+}
+
+ExprAttr ExprAttr::getInputAxis(MLIRContext *ctx, int64_t operand,
+                                int64_t axis) {
+  return get(ctx, static_cast<uint32_t>(Kind::InputAxis), operand, axis, "",
+             {});
+}
+
+ExprAttr ExprAttr::getRuntimeScalar(MLIRContext *ctx, int64_t operand,
+                                    ScalarSemantics semantics) {
+  return get(ctx, static_cast<uint32_t>(Kind::RuntimeScalar), operand, 0,
+             stringifyScalarSemantics(semantics), {});
+}
+
+ExprAttr ExprAttr::getBinary(Kind kind, ExprAttr lhs, ExprAttr rhs) {
+  Attribute children[] = {lhs, rhs};
+  return get(lhs.getContext(), static_cast<uint32_t>(kind), 0, 0, "",
+             children);
+}
+
+LogicalResult ExprAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               uint32_t kindValue, int64_t value, int64_t axis,
+                               StringRef name, ArrayRef<Attribute> children) {
+  if (kindValue > static_cast<uint32_t>(Kind::Max))
+    return emitError() << "invalid expression kind " << kindValue;
+  auto kind = static_cast<Kind>(kindValue);
+  size_t expected = isBinaryKind(kind) ? 2 : 0;
+  if (children.size() != expected)
+    return emitError() << "expression node expects " << expected
+                       << " operands, got " << children.size();
+  if (!llvm::all_of(children, [](Attribute a) { return llvm::isa<ExprAttr>(a); }))
+    return emitError() << "expression operands must be #symshape.expr";
+  if (kind == Kind::Symbol && !isValidSymbolName(name))
+    return emitError() << "'" << name << "' is not a valid symbol name";
+  if ((kind == Kind::InputAxis || kind == Kind::RuntimeScalar) && value < 0)
+    return emitError() << "operand index must be non-negative";
+  if (kind == Kind::InputAxis && axis < 0)
+    return emitError() << "axis must be non-negative";
+  if (kind == Kind::RuntimeScalar && !symbolizeScalarSemantics(name))
+    return emitError() << "unknown scalar semantics '" << name << "'";
+  return success();
+}
+
+ExprAttr ExprAttr::parseBody(AsmParser &parser) { return parseSum(parser); }
+
+void ExprAttr::printBody(raw_ostream &os) const {
+  printExpr(os, *this, 0, false);
+}
+
+void ExprAttr::walkLeaves(function_ref<void(ExprAttr)> fn) const {
+  if (!isBinaryKind(getKind())) {
+    fn(*this);
+    return;
+  }
+  getLhs().walkLeaves(fn);
+  getRhs().walkLeaves(fn);
+}
+
+Attribute ExprAttr::parse(AsmParser &parser, Type) {
+  ExprAttr expr;
+  if (parser.parseLess() || !(expr = parseBody(parser)) || parser.parseGreater())
+    return {};
+  return expr;
+}
+
+void ExprAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printBody(printer.getStream());
+  printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// ExtentAttr
+//===----------------------------------------------------------------------===//
+
+ExtentAttr ExtentAttr::getExact(ExprAttr expr) {
+  return get(expr.getContext(), Guarantee::Exact, expr);
+}
+
+ExtentAttr ExtentAttr::getUpperBound(ExprAttr expr) {
+  return get(expr.getContext(), Guarantee::UpperBound, expr);
+}
+
+ExtentAttr ExtentAttr::getUnknown(MLIRContext *ctx) {
+  return get(ctx, Guarantee::Unknown, ExprAttr());
+}
+
+LogicalResult ExtentAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 Guarantee guarantee, ExprAttr expr) {
+  if ((guarantee == Guarantee::Unknown) != !expr)
+    return emitError() << "an unknown extent has no expression; exact and "
+                          "upper-bound extents need one";
+  return success();
+}
+
+ExtentAttr ExtentAttr::parseBody(AsmParser &parser) {
+  MLIRContext *ctx = parser.getContext();
+  if (succeeded(parser.parseOptionalQuestion()))
+    return getUnknown(ctx);
+  if (succeeded(parser.parseOptionalKeyword("ub"))) {
+    ExprAttr bound;
+    if (parser.parseLParen() || !(bound = ExprAttr::parseBody(parser)) ||
+        parser.parseRParen())
+      return {};
+    return getUpperBound(bound);
+  }
+  ExprAttr exact = ExprAttr::parseBody(parser);
+  return exact ? getExact(exact) : ExtentAttr();
+}
+
+void ExtentAttr::printBody(raw_ostream &os) const {
+  switch (getGuarantee()) {
+  case Guarantee::Exact:
+    getExpr().printBody(os);
+    return;
+  case Guarantee::UpperBound:
+    os << "ub(";
+    getExpr().printBody(os);
+    os << ")";
+    return;
+  case Guarantee::Unknown:
+    os << "?";
+    return;
+  }
+}
+
+Attribute ExtentAttr::parse(AsmParser &parser, Type) {
+  ExtentAttr extent;
+  if (parser.parseLess() || !(extent = parseBody(parser)) ||
+      parser.parseGreater())
+    return {};
+  return extent;
+}
+
+void ExtentAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printBody(printer.getStream());
+  printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// ShapeAttr
+//===----------------------------------------------------------------------===//
+
+ShapeAttr ShapeAttr::parseBody(AsmParser &parser) {
+  SmallVector<ExtentAttr> extents;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        ExtentAttr extent = ExtentAttr::parseBody(parser);
+        if (!extent)
+          return failure();
+        extents.push_back(extent);
+        return success();
+      }))
+    return {};
+  return get(parser.getContext(), extents);
+}
+
+void ShapeAttr::printBody(raw_ostream &os) const {
+  os << "[";
+  llvm::interleaveComma(getExtents(), os,
+                        [&](ExtentAttr extent) { extent.printBody(os); });
+  os << "]";
+}
+
+Attribute ShapeAttr::parse(AsmParser &parser, Type) {
+  ShapeAttr shape;
+  if (parser.parseLess() || !(shape = parseBody(parser)) ||
+      parser.parseGreater())
+    return {};
+  return shape;
+}
+
+void ShapeAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printBody(printer.getStream());
+  printer << ">";
+}

@@ -1,0 +1,575 @@
+//===- SymshapeOps.cpp - symshape dialect, ops, verifiers, folders --------===//
+
+#include "symshape/Symshape.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::symshape;
+
+#include "symshape/SymshapeDialect.cpp.inc"
+#include "symshape/SymshapeEnums.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Custom directive: a bracketed extent list (`[batch, dim(0, 1) * 2]`)
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseExtentList(OpAsmParser &parser, ShapeAttr &shape) {
+  shape = ShapeAttr::parseBody(parser);
+  return success(static_cast<bool>(shape));
+}
+
+static void printExtentList(OpAsmPrinter &printer, Operation *, ShapeAttr shape) {
+  shape.printBody(printer.getStream());
+}
+
+#define GET_ATTRDEF_CLASSES
+#include "symshape/SymshapeAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "symshape/SymshapeTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "symshape/SymshapeOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Dialect
+//===----------------------------------------------------------------------===//
+
+void SymshapeDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "symshape/SymshapeAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "symshape/SymshapeTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "symshape/SymshapeOps.cpp.inc"
+      >();
+}
+
+Operation *SymshapeDialect::materializeConstant(OpBuilder &builder,
+                                                Attribute value, Type type,
+                                                Location loc) {
+  auto intAttr = llvm::dyn_cast<IntegerAttr>(value);
+  if (!intAttr || !llvm::isa<ExtentType>(type))
+    return nullptr;
+  return ConstOp::create(builder, loc, type,
+                         builder.getI64IntegerAttr(intAttr.getInt()));
+}
+
+namespace {
+std::string printed(ExprAttr expr) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  expr.printBody(os);
+  return text;
+}
+
+std::string printed(ExtentAttr extent) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  extent.printBody(os);
+  return text;
+}
+
+/// Evaluates an op-local expression whose leaves are constants or static
+/// axes of the op's operands. Returns std::nullopt when any leaf is dynamic
+/// or the arithmetic is undefined (reported separately).
+std::optional<int64_t> evalStatic(ExprAttr expr, ValueRange operands) {
+  switch (expr.getKind()) {
+  case ExprKind::Constant:
+    return expr.getValue();
+  case ExprKind::InputAxis: {
+    if (expr.getValue() >= static_cast<int64_t>(operands.size()))
+      return std::nullopt;
+    auto type = llvm::cast<RankedTensorType>(operands[expr.getValue()].getType());
+    if (expr.getAxis() >= type.getRank() || type.isDynamicDim(expr.getAxis()))
+      return std::nullopt;
+    return type.getDimSize(expr.getAxis());
+  }
+  case ExprKind::Symbol:
+  case ExprKind::RuntimeScalar:
+    return std::nullopt;
+  default: {
+    std::optional<int64_t> lhs = evalStatic(expr.getLhs(), operands);
+    std::optional<int64_t> rhs = evalStatic(expr.getRhs(), operands);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    return evalBinary(expr.getKind(), *lhs, *rhs);
+  }
+  }
+}
+
+/// Reports a division whose divisor is statically zero.
+LogicalResult verifyDivisors(Operation *op, ExprAttr expr, ValueRange operands,
+                             StringRef field) {
+  if (expr.getKind() < ExprKind::Add)
+    return success();
+  if (failed(verifyDivisors(op, expr.getLhs(), operands, field)) ||
+      failed(verifyDivisors(op, expr.getRhs(), operands, field)))
+    return failure();
+  ExprKind kind = expr.getKind();
+  if (kind != ExprKind::FloorDiv && kind != ExprKind::CeilDiv &&
+      kind != ExprKind::Mod)
+    return success();
+  std::optional<int64_t> divisor = evalStatic(expr.getRhs(), operands);
+  if (divisor && *divisor == 0)
+    return op->emitOpError() << field << ": division by zero in '"
+                             << printed(expr) << "'";
+  return success();
+}
+
+/// Checks the leaves of an op-local expression against the op's operands.
+LogicalResult verifyLeaves(Operation *op, ExprAttr expr, ValueRange operands,
+                           StringRef field) {
+  LogicalResult result = success();
+  expr.walkLeaves([&](ExprAttr leaf) {
+    if (failed(result))
+      return;
+    int64_t numOperands = operands.size();
+    switch (leaf.getKind()) {
+    case ExprKind::InputAxis: {
+      if (leaf.getValue() >= numOperands) {
+        result = op->emitOpError()
+                 << field << ": '" << printed(leaf) << "' refers to operand #"
+                 << leaf.getValue() << " but the op has " << numOperands
+                 << " operands";
+        return;
+      }
+      auto type = llvm::dyn_cast<RankedTensorType>(
+          operands[leaf.getValue()].getType());
+      if (!type || leaf.getAxis() >= type.getRank())
+        result = op->emitOpError()
+                 << field << ": '" << printed(leaf) << "' is out of range for "
+                 << operands[leaf.getValue()].getType();
+      return;
+    }
+    case ExprKind::RuntimeScalar:
+      if (leaf.getValue() >= numOperands) {
+        result = op->emitOpError()
+                 << field << ": '" << printed(leaf) << "' refers to operand #"
+                 << leaf.getValue() << " but the op has " << numOperands
+                 << " operands";
+        return;
+      }
+      if (!isIntegerScalarTensor(operands[leaf.getValue()].getType()))
+        result = op->emitOpError()
+                 << field << ": '" << printed(leaf)
+                 << "' needs a 0-d integer tensor operand, got "
+                 << operands[leaf.getValue()].getType();
+      return;
+    default:
+      return;
+    }
+  });
+  return result;
+}
+
+/// Verifies a list of op-local target extents for `field` ("reshape target",
+/// ...): exact, leaves valid, constant extents non-negative and consistent
+/// with the static dims in `resultShape`. Fills `values` with the statically
+/// known extents.
+LogicalResult verifyTargets(Operation *op, ShapeAttr shape,
+                            ArrayRef<int64_t> resultShape, StringRef field,
+                            SmallVectorImpl<std::optional<int64_t>> &values) {
+  ValueRange operands = op->getOperands();
+  if (shape.getRank() != static_cast<int64_t>(resultShape.size()))
+    return op->emitOpError() << field << " has " << shape.getRank()
+                             << " extents but the result has rank "
+                             << resultShape.size();
+  for (auto [i, extent] : llvm::enumerate(shape.getExtents())) {
+    std::string name = (field + " extent " + Twine(i)).str();
+    if (!extent.isExact())
+      return op->emitOpError() << name << " must be exact, got '"
+                               << printed(extent) << "'";
+    if (failed(verifyLeaves(op, extent.getExpr(), operands, name)) ||
+        failed(verifyDivisors(op, extent.getExpr(), operands, name)))
+      return failure();
+    std::optional<int64_t> value = evalStatic(extent.getExpr(), operands);
+    if (value && *value < 0)
+      return op->emitOpError() << name << " is negative (" << *value << ")";
+    if (value && !ShapedType::isDynamic(resultShape[i]) &&
+        resultShape[i] != *value)
+      return op->emitOpError()
+             << name << " is " << *value << " but result dimension " << i
+             << " is " << resultShape[i];
+    values.push_back(value);
+  }
+  return success();
+}
+
+LogicalResult verifyAxis(Operation *op, Type type, int64_t axis) {
+  int64_t rank = llvm::cast<RankedTensorType>(type).getRank();
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << "axis " << axis << " is out of range for rank "
+                             << rank;
+  return success();
+}
+
+LogicalResult verifySameElementType(Operation *op, Type lhs, Type rhs) {
+  if (getElementTypeOrSelf(lhs) != getElementTypeOrSelf(rhs))
+    return op->emitOpError() << "result element type "
+                             << getElementTypeOrSelf(rhs)
+                             << " differs from input element type "
+                             << getElementTypeOrSelf(lhs);
+  return success();
+}
+
+LogicalResult verifyAxisList(Operation *op, ArrayRef<int64_t> axes,
+                             int64_t rank, StringRef field) {
+  llvm::SmallSet<int64_t, 8> seen;
+  for (int64_t axis : axes) {
+    if (axis < 0 || axis >= rank)
+      return op->emitOpError() << field << " entry " << axis
+                               << " is out of range for rank " << rank;
+    if (!seen.insert(axis).second)
+      return op->emitOpError() << field << " repeats axis " << axis;
+  }
+  return success();
+}
+} // namespace
+
+LogicalResult SymshapeDialect::verifyOperationAttribute(Operation *op,
+                                                        NamedAttribute attr) {
+  if (attr.getName() != kShapeAttrName)
+    return op->emitError() << "unknown symshape attribute '" << attr.getName().getValue()
+                           << "'";
+  auto checkRank = [&](ShapeAttr shape, Type type) -> LogicalResult {
+    auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+    if (tensor && tensor.getRank() != shape.getRank())
+      return op->emitError() << "'" << kShapeAttrName << "' has rank "
+                             << shape.getRank() << " but the result type is "
+                             << type;
+    return success();
+  };
+  if (auto shape = llvm::dyn_cast<ShapeAttr>(attr.getValue())) {
+    if (op->getNumResults() != 1)
+      return op->emitError() << "'" << kShapeAttrName
+                             << "' must be a list of shapes for an op with "
+                             << op->getNumResults() << " results";
+    return checkRank(shape, op->getResult(0).getType());
+  }
+  auto list = llvm::dyn_cast<ArrayAttr>(attr.getValue());
+  if (!list || list.size() != op->getNumResults() ||
+      !llvm::all_of(list, [](Attribute a) { return llvm::isa<ShapeAttr>(a); }))
+    return op->emitError() << "'" << kShapeAttrName
+                           << "' must be a #symshape.shape or a list of one "
+                              "#symshape.shape per result";
+  for (auto [shape, result] : llvm::zip(list, op->getResults()))
+    if (failed(checkRank(llvm::cast<ShapeAttr>(shape), result.getType())))
+      return failure();
+  return success();
+}
+
+LogicalResult SymshapeDialect::verifyRegionArgAttribute(Operation *op,
+                                                        unsigned regionIndex,
+                                                        unsigned argIndex,
+                                                        NamedAttribute attr) {
+  if (attr.getName() != kAxesAttrName)
+    return op->emitError() << "unknown symshape argument attribute '"
+                           << attr.getName().getValue() << "'";
+  auto shape = llvm::dyn_cast<ShapeAttr>(attr.getValue());
+  if (!shape)
+    return op->emitError() << "'" << kAxesAttrName << "' of argument "
+                           << argIndex << " must be a #symshape.shape";
+  Type argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  auto tensor = llvm::dyn_cast<RankedTensorType>(argType);
+  if (!tensor)
+    return op->emitError() << "'" << kAxesAttrName << "' on argument "
+                           << argIndex << " of non-tensor type " << argType;
+  if (tensor.getRank() != shape.getRank())
+    return op->emitError() << "'" << kAxesAttrName << "' of argument "
+                           << argIndex << " names " << shape.getRank()
+                           << " axes but the argument has rank "
+                           << tensor.getRank();
+  for (auto [i, extent] : llvm::enumerate(shape.getExtents())) {
+    if (!extent.isExact())
+      return op->emitError() << "axis " << i << " of argument " << argIndex
+                             << " must be exact, got '" << printed(extent)
+                             << "'";
+    LogicalResult result = success();
+    extent.getExpr().walkLeaves([&](ExprAttr leaf) {
+      if (succeeded(result) && leaf.getKind() != ExprKind::Constant &&
+          leaf.getKind() != ExprKind::Symbol)
+        result = op->emitError()
+                 << "axis " << i << " of argument " << argIndex
+                 << " may only use constants and named symbols, got '"
+                 << printed(leaf) << "'";
+    });
+    if (failed(result))
+      return failure();
+    if (extent.getExpr().isConstant()) {
+      int64_t value = extent.getExpr().getValue();
+      if (value < 0 || (!tensor.isDynamicDim(i) && tensor.getDimSize(i) != value))
+        return op->emitError() << "axis " << i << " of argument " << argIndex
+                               << " is declared " << value
+                               << " but the argument type is " << argType;
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Extent ops
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstOp::fold(FoldAdaptor) { return getValueAttr(); }
+
+LogicalResult DimOp::verify() {
+  return verifyAxis(*this, getSource().getType(), getAxis());
+}
+
+OpFoldResult DimOp::fold(FoldAdaptor) {
+  auto type = llvm::cast<RankedTensorType>(getSource().getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= type.getRank() || type.isDynamicDim(axis))
+    return {};
+  return IntegerAttr::get(IntegerType::get(getContext(), 64),
+                          type.getDimSize(axis));
+}
+
+LogicalResult BoundOp::verify() {
+  return verifyAxis(*this, getSource().getType(), getAxis());
+}
+
+namespace {
+/// Folds a binary extent op: both constant, or an identity element.
+OpFoldResult foldBinary(Operation *op, ExprKind kind, Attribute lhsAttr,
+                        Attribute rhsAttr) {
+  auto lhs = llvm::dyn_cast_if_present<IntegerAttr>(lhsAttr);
+  auto rhs = llvm::dyn_cast_if_present<IntegerAttr>(rhsAttr);
+  auto i64 = IntegerType::get(op->getContext(), 64);
+  if (lhs && rhs) {
+    std::optional<int64_t> value = evalBinary(kind, lhs.getInt(), rhs.getInt());
+    if (!value)
+      return {};
+    return IntegerAttr::get(i64, *value);
+  }
+  Value lhsValue = op->getOperand(0), rhsValue = op->getOperand(1);
+  auto isConst = [](IntegerAttr attr, int64_t v) {
+    return attr && attr.getInt() == v;
+  };
+  switch (kind) {
+  case ExprKind::Add:
+    if (isConst(rhs, 0))
+      return lhsValue;
+    if (isConst(lhs, 0))
+      return rhsValue;
+    return {};
+  case ExprKind::Sub:
+    if (isConst(rhs, 0))
+      return lhsValue;
+    if (lhsValue == rhsValue)
+      return IntegerAttr::get(i64, 0);
+    return {};
+  case ExprKind::Mul:
+    if (isConst(rhs, 1))
+      return lhsValue;
+    if (isConst(lhs, 1))
+      return rhsValue;
+    if (isConst(rhs, 0) || isConst(lhs, 0))
+      return IntegerAttr::get(i64, 0);
+    return {};
+  case ExprKind::FloorDiv:
+  case ExprKind::CeilDiv:
+    if (isConst(rhs, 1))
+      return lhsValue;
+    return {};
+  case ExprKind::Mod:
+    if (isConst(rhs, 1) || isConst(rhs, -1))
+      return IntegerAttr::get(i64, 0);
+    return {};
+  case ExprKind::Min:
+  case ExprKind::Max:
+    if (lhsValue == rhsValue)
+      return lhsValue;
+    return {};
+  default:
+    return {};
+  }
+}
+} // namespace
+
+#define SYMSHAPE_BINARY_FOLD(OP, KIND)                                          \
+  OpFoldResult OP::fold(FoldAdaptor adaptor) {                                  \
+    return foldBinary(*this, ExprKind::KIND, adaptor.getLhs(),                  \
+                      adaptor.getRhs());                                        \
+  }
+SYMSHAPE_BINARY_FOLD(AddOp, Add)
+SYMSHAPE_BINARY_FOLD(SubOp, Sub)
+SYMSHAPE_BINARY_FOLD(MulOp, Mul)
+SYMSHAPE_BINARY_FOLD(FloorDivOp, FloorDiv)
+SYMSHAPE_BINARY_FOLD(CeilDivOp, CeilDiv)
+SYMSHAPE_BINARY_FOLD(ModOp, Mod)
+SYMSHAPE_BINARY_FOLD(MinOp, Min)
+SYMSHAPE_BINARY_FOLD(MaxOp, Max)
+#undef SYMSHAPE_BINARY_FOLD
+
+OpFoldResult ToIndexOp::fold(FoldAdaptor) {
+  if (auto from = getExtent().getDefiningOp<FromIndexOp>())
+    return from.getValue();
+  return {};
+}
+
+OpFoldResult FromIndexOp::fold(FoldAdaptor) {
+  if (auto to = getValue().getDefiningOp<ToIndexOp>())
+    return to.getExtent();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Shape-sensitive tensor ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto inputType = llvm::cast<RankedTensorType>(getInput().getType());
+  auto resultType = llvm::cast<RankedTensorType>(getResult().getType());
+  if (failed(verifySameElementType(*this, inputType, resultType)))
+    return failure();
+  SmallVector<std::optional<int64_t>> values;
+  if (failed(verifyTargets(*this, getTarget(), resultType.getShape(),
+                           "reshape target", values)))
+    return failure();
+  if (!inputType.hasStaticShape() ||
+      !llvm::all_of(values, [](auto v) { return v.has_value(); }))
+    return success();
+  int64_t targetCount = 1;
+  for (std::optional<int64_t> v : values)
+    targetCount *= *v;
+  if (targetCount != inputType.getNumElements())
+    return emitOpError() << "reshape changes the element count from "
+                         << inputType.getNumElements() << " to "
+                         << targetCount;
+  return success();
+}
+
+LogicalResult BroadcastInDimOp::verify() {
+  auto inputType = llvm::cast<RankedTensorType>(getInput().getType());
+  auto resultType = llvm::cast<RankedTensorType>(getResult().getType());
+  if (failed(verifySameElementType(*this, inputType, resultType)))
+    return failure();
+  ArrayRef<int64_t> dims = getBroadcastDimensions();
+  if (static_cast<int64_t>(dims.size()) != inputType.getRank())
+    return emitOpError() << "dims has " << dims.size()
+                         << " entries but the input has rank "
+                         << inputType.getRank();
+  if (failed(verifyAxisList(*this, dims, resultType.getRank(), "dims")))
+    return failure();
+  SmallVector<std::optional<int64_t>> values;
+  if (failed(verifyTargets(*this, getTarget(), resultType.getShape(),
+                           "broadcast_in_dim target", values)))
+    return failure();
+  for (auto [inAxis, outAxis] : llvm::enumerate(dims)) {
+    if (inputType.isDynamicDim(inAxis) || inputType.getDimSize(inAxis) == 1)
+      continue;
+    int64_t size = inputType.getDimSize(inAxis);
+    std::optional<int64_t> target = values[outAxis];
+    if (!target && !resultType.isDynamicDim(outAxis))
+      target = resultType.getDimSize(outAxis);
+    if (target && *target != size)
+      return emitOpError() << "input axis " << inAxis << " has size " << size
+                           << " but broadcast_in_dim target extent " << outAxis
+                           << " is " << *target;
+  }
+  return success();
+}
+
+LogicalResult DynamicTruncateOp::verify() {
+  auto inputType = llvm::cast<RankedTensorType>(getInput().getType());
+  auto resultType = llvm::cast<RankedTensorType>(getResult().getType());
+  if (failed(verifySameElementType(*this, inputType, resultType)) ||
+      failed(verifyAxis(*this, inputType, getAxis())))
+    return failure();
+  if (inputType.getRank() != resultType.getRank())
+    return emitOpError() << "result rank " << resultType.getRank()
+                         << " differs from input rank " << inputType.getRank();
+  for (int64_t i = 0, e = inputType.getRank(); i < e; ++i) {
+    if (inputType.isDynamicDim(i) || resultType.isDynamicDim(i))
+      continue;
+    int64_t in = inputType.getDimSize(i), out = resultType.getDimSize(i);
+    if (i == getAxis() ? out > in : out != in)
+      return emitOpError() << "result dimension " << i << " is " << out
+                           << " but the input dimension is " << in;
+  }
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  auto operandType = llvm::cast<RankedTensorType>(getOperand().getType());
+  auto indicesType = llvm::cast<RankedTensorType>(getIndices().getType());
+  auto resultType = llvm::cast<RankedTensorType>(getResult().getType());
+  if (failed(verifySameElementType(*this, operandType, resultType)))
+    return failure();
+  Type indexElement = indicesType.getElementType();
+  if (!indexElement.isIndex() && !indexElement.isSignlessInteger())
+    return emitOpError() << "indices must have integer or index elements, got "
+                         << indexElement;
+  if (indicesType.getRank() < 1)
+    return emitOpError() << "indices must have rank >= 1 (the last axis holds "
+                            "the index vector)";
+  int64_t rank = operandType.getRank();
+  ArrayRef<int64_t> startMap = getStartIndexMap();
+  ArrayRef<int64_t> collapsed = getCollapsedSliceDims();
+  if (failed(verifyAxisList(*this, startMap, rank, "start_index_map")) ||
+      failed(verifyAxisList(*this, collapsed, rank, "collapsed_slice_dims")))
+    return failure();
+  if (!llvm::is_sorted(collapsed))
+    return emitOpError() << "collapsed_slice_dims must be sorted";
+  int64_t vectorSize = indicesType.getShape().back();
+  if (!ShapedType::isDynamic(vectorSize) &&
+      vectorSize != static_cast<int64_t>(startMap.size()))
+    return emitOpError() << "index vectors have " << vectorSize
+                         << " entries but start_index_map has "
+                         << startMap.size();
+  int64_t batchRank = indicesType.getRank() - 1;
+  int64_t expectedRank = batchRank + rank - collapsed.size();
+  if (resultType.getRank() != expectedRank)
+    return emitOpError() << "result rank " << resultType.getRank()
+                         << " differs from the expected rank " << expectedRank;
+  if (getSliceSizes().getRank() != rank)
+    return emitOpError() << "slice_sizes has " << getSliceSizes().getRank()
+                         << " extents but the operand has rank " << rank;
+  // Slice sizes live in the operand's axis space; check them against the
+  // result dims they produce (collapsed axes produce none).
+  SmallVector<int64_t> sliceResultShape;
+  for (int64_t axis = 0, out = batchRank; axis < rank; ++axis) {
+    if (llvm::is_contained(collapsed, axis))
+      sliceResultShape.push_back(1);
+    else
+      sliceResultShape.push_back(resultType.getDimSize(out++));
+  }
+  SmallVector<std::optional<int64_t>> values;
+  if (failed(verifyTargets(*this, getSliceSizes(), sliceResultShape,
+                           "gather slice_sizes", values)))
+    return failure();
+  for (auto [axis, value] : llvm::enumerate(values)) {
+    if (!value || operandType.isDynamicDim(axis))
+      continue;
+    if (*value > operandType.getDimSize(axis))
+      return emitOpError() << "gather slice_sizes extent " << axis << " is "
+                           << *value << " but operand dimension " << axis
+                           << " is " << operandType.getDimSize(axis);
+  }
+  for (int64_t axis : collapsed)
+    if (!values[axis] || *values[axis] != 1)
+      return emitOpError() << "collapsed axis " << axis
+                           << " needs slice size 1";
+  for (int64_t i = 0; i < batchRank; ++i) {
+    int64_t in = indicesType.getDimSize(i), out = resultType.getDimSize(i);
+    if (!ShapedType::isDynamic(in) && !ShapedType::isDynamic(out) && in != out)
+      return emitOpError() << "result dimension " << i << " is " << out
+                           << " but indices dimension " << i << " is " << in;
+  }
+  return success();
+}

@@ -1,0 +1,1 @@
+"""Python op classes of the symshape dialect (generated from its ODS)."""

@@ -1,0 +1,51 @@
+// RUN: symshape-opt %s | symshape-opt | FileCheck %s
+// RUN: symshape-opt --mlir-print-op-generic %s | symshape-opt | FileCheck %s
+
+// Expression printing keeps the structure with minimal parentheses; the
+// three guarantees print as `e`, `ub(e)` and `?`.
+
+// CHECK-LABEL: func.func @expressions
+// CHECK-SAME: e0 = #symshape.expr<batch * 2 + seq floordiv 4 - 1>
+// CHECK-SAME: e1 = #symshape.expr<(batch + 1) * 2>
+// CHECK-SAME: e2 = #symshape.expr<a - (b - c)>
+// CHECK-SAME: e3 = #symshape.expr<a - b - c>
+// CHECK-SAME: e4 = #symshape.expr<min(scalar(1, truncate_size), dim(0, 1)) * 2>
+// CHECK-SAME: e5 = #symshape.expr<max(_d0, 3) ceildiv 8 mod 5>
+// CHECK-SAME: e6 = #symshape.expr<-3>
+// CHECK-SAME: e7 = #symshape.expr<0 - batch>
+// CHECK-SAME: e8 = #symshape.expr<a floordiv (b * c)>
+// CHECK-SAME: e9 = #symshape.expr<scalar(0, index) + scalar(2, clamp_nonneg)>
+func.func @expressions() attributes {
+    e0 = #symshape.expr<batch * 2 + seq floordiv 4 - 1>,
+    e1 = #symshape.expr<(batch + 1) * 2>,
+    e2 = #symshape.expr<a - (b - c)>,
+    e3 = #symshape.expr<(a - b) - c>,
+    e4 = #symshape.expr<min(scalar(1, truncate_size), dim(0, 1)) * 2>,
+    e5 = #symshape.expr<(max(_d0, 3) ceildiv 8) mod 5>,
+    e6 = #symshape.expr<-3>,
+    e7 = #symshape.expr<-batch>,
+    e8 = #symshape.expr<a floordiv (b * c)>,
+    e9 = #symshape.expr<scalar(0, index) + scalar(2, clamp_nonneg)>} {
+  return
+}
+
+// CHECK-LABEL: func.func @extents
+// CHECK-SAME: x0 = #symshape.extent<batch>
+// CHECK-SAME: x1 = #symshape.extent<ub(dim(0, 1))>
+// CHECK-SAME: x2 = #symshape.extent<?>
+// CHECK-SAME: s0 = #symshape.shape<[batch, 512, ub(seq), ?]>
+// CHECK-SAME: s1 = #symshape.shape<[]>
+func.func @extents() attributes {
+    x0 = #symshape.extent<batch>,
+    x1 = #symshape.extent<ub(dim(0, 1))>,
+    x2 = #symshape.extent<?>,
+    s0 = #symshape.shape<[batch, 512, ub(seq), ?]>,
+    s1 = #symshape.shape<[]>} {
+  return
+}
+
+// CHECK-LABEL: func.func @extent_type
+// CHECK-SAME: !symshape.extent
+func.func @extent_type(%e: !symshape.extent) -> !symshape.extent {
+  return %e : !symshape.extent
+}

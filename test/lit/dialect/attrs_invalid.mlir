@@ -1,0 +1,136 @@
+// RUN: symshape-opt --split-input-file --verify-diagnostics %s
+
+// An empty expression is rejected.
+// expected-error @below {{expected an extent expression}}
+func.func @empty() attributes {e = #symshape.expr<>} {
+  return
+}
+
+// -----
+
+// Scalar semantics are a closed set.
+// expected-error @below {{unknown scalar semantics 'round' (expected index, clamp_nonneg or truncate_size)}}
+func.func @semantics() attributes {e = #symshape.expr<scalar(1, round)>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{dim() operand and axis must be non-negative}}
+func.func @negative_axis() attributes {e = #symshape.expr<dim(0, -1)>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{scalar() operand must be non-negative}}
+func.func @negative_operand() attributes {e = #symshape.expr<scalar(-2, index)>} {
+  return
+}
+
+// -----
+
+// Reserved words cannot name symbols.
+// expected-error @below {{'mod' is not a valid symbol name}}
+func.func @reserved() attributes {e = #symshape.expr<mod + 1>} {
+  return
+}
+
+// -----
+
+// Symbol names are identifiers without dots.
+// expected-error @below {{'batch.x' is not a valid symbol name}}
+func.func @dotted() attributes {e = #symshape.expr<batch.x>} {
+  return
+}
+
+// -----
+
+// `ub(...)` needs its parentheses.
+// expected-error @below {{expected '('}}
+func.func @bare_ub() attributes {e = #symshape.extent<ub batch>} {
+  return
+}
+
+// -----
+
+// Unknown attributes in the symshape namespace are rejected.
+// expected-error @below {{unknown symshape attribute 'symshape.foo'}}
+func.func @unknown_attr() attributes {symshape.foo = 1} {
+  return
+}
+
+// -----
+
+func.func @annotation_rank(%x: tensor<?x4xf32>) {
+  // expected-error @below {{'symshape.shape' has rank 1 but the result type is 'tensor<?x4xf32>'}}
+  %0 = tensor.cast %x {symshape.shape = #symshape.shape<[batch]>} : tensor<?x4xf32> to tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func private @two() -> (tensor<f32>, tensor<f32>)
+func.func @annotation_results() {
+  // expected-error @below {{'symshape.shape' must be a list of shapes for an op with 2 results}}
+  %0:2 = func.call @two() {symshape.shape = #symshape.shape<[]>} : () -> (tensor<f32>, tensor<f32>)
+  return
+}
+
+// -----
+
+func.func private @two() -> (tensor<f32>, tensor<f32>)
+func.func @annotation_list() {
+  // expected-error @below {{'symshape.shape' must be a #symshape.shape or a list of one #symshape.shape per result}}
+  %0:2 = func.call @two() {symshape.shape = [#symshape.shape<[]>]} : () -> (tensor<f32>, tensor<f32>)
+  return
+}
+
+// -----
+
+// expected-error @below {{unknown symshape argument attribute 'symshape.bar'}}
+func.func @unknown_arg_attr(%x: tensor<?xf32> {symshape.bar = 1}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'symshape.axes' of argument 0 must be a #symshape.shape}}
+func.func @axes_kind(%x: tensor<?xf32> {symshape.axes = ["batch"]}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'symshape.axes' on argument 0 of non-tensor type 'i32'}}
+func.func @axes_non_tensor(%x: i32 {symshape.axes = #symshape.shape<[batch]>}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'symshape.axes' of argument 0 names 1 axes but the argument has rank 2}}
+func.func @axes_rank(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch]>}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{axis 0 of argument 0 must be exact, got 'ub(batch)'}}
+func.func @axes_bound(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[ub(batch)]>}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{axis 0 of argument 0 may only use constants and named symbols, got 'dim(0, 0)'}}
+func.func @axes_local(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[dim(0, 0)]>}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{axis 1 of argument 0 is declared 3 but the argument type is 'tensor<?x4xf32>'}}
+func.func @axes_static(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 3]>}) {
+  return
+}
