@@ -242,9 +242,19 @@ LogicalResult verifyAxisList(Operation *op, ArrayRef<int64_t> axes,
 
 LogicalResult SymshapeDialect::verifyOperationAttribute(Operation *op,
                                                         NamedAttribute attr) {
+  if (attr.getName() == kValueAttrName) {
+    if (op->getNumResults() != 1 ||
+        !llvm::isa<ExtentAttr, ShapeAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << kValueAttrName
+             << "' must be a #symshape.extent (a scalar result) or a "
+                "#symshape.shape (the elements of a 1-D result) on a "
+                "single-result op";
+    return success();
+  }
   if (attr.getName() != kShapeAttrName)
-    return op->emitError() << "unknown symshape attribute '" << attr.getName().getValue()
-                           << "'";
+    return op->emitError() << "unknown symshape attribute '"
+                           << attr.getName().getValue() << "'";
   auto checkRank = [&](ShapeAttr shape, Type type) -> LogicalResult {
     auto tensor = llvm::dyn_cast<RankedTensorType>(type);
     if (tensor && tensor.getRank() != shape.getRank())

@@ -19,6 +19,50 @@ nb::object capsuleOf(nb::handle object, const char *expected) {
     throw nb::type_error(expected);
   return nb::getattr(object, MLIR_PYTHON_CAPI_PTR_ATTR);
 }
+
+MlirAttribute toAttribute(nb::handle object) {
+  nb::object capsule = capsuleOf(object, "expected an mlir.ir.Attribute");
+  MlirAttribute attr = mlirPythonCapsuleToAttribute(capsule.ptr());
+  if (mlirAttributeIsNull(attr))
+    throw nb::type_error("expected an mlir.ir.Attribute");
+  return attr;
+}
+
+constexpr const char *kKindNames[] = {
+    "const", "sym", "dim", "scalar", "add", "sub",
+    "mul", "floordiv", "ceildiv", "mod", "min", "max"};
+constexpr const char *kGuaranteeNames[] = {"exact", "ub", "unknown"};
+
+/// Decodes an expression into nested tuples, e.g. ("add", ("sym", "batch"),
+/// ("const", 1)); leaves are ("const", v), ("sym", name), ("dim", operand,
+/// axis) and ("scalar", operand, semantics).
+nb::object decodeExpr(MlirAttribute attr) {
+  uint32_t kind = symshapeExprAttrGetKind(attr);
+  nb::str name(kKindNames[kind]);
+  MlirStringRef text = symshapeExprAttrGetName(attr);
+  switch (kind) {
+  case 0:
+    return nb::make_tuple(name, symshapeExprAttrGetValue(attr));
+  case 1:
+    return nb::make_tuple(name, nb::str(text.data, text.length));
+  case 2:
+    return nb::make_tuple(name, symshapeExprAttrGetValue(attr),
+                          symshapeExprAttrGetAxis(attr));
+  case 3:
+    return nb::make_tuple(name, symshapeExprAttrGetValue(attr),
+                          nb::str(text.data, text.length));
+  default:
+    return nb::make_tuple(name, decodeExpr(symshapeExprAttrGetChild(attr, 0)),
+                          decodeExpr(symshapeExprAttrGetChild(attr, 1)));
+  }
+}
+
+nb::object decodeExtent(MlirAttribute attr) {
+  uint32_t guarantee = symshapeExtentAttrGetGuarantee(attr);
+  MlirAttribute expr = symshapeExtentAttrGetExpr(attr);
+  return nb::make_tuple(nb::str(kGuaranteeNames[guarantee]),
+                        mlirAttributeIsNull(expr) ? nb::none() : decodeExpr(expr));
+}
 } // namespace
 
 NB_MODULE(_symshape, m) {
@@ -52,4 +96,25 @@ NB_MODULE(_symshape, m) {
       },
       nb::arg("registry"),
       "Inserts the dialect into a dialect registry.");
+
+  m.def(
+      "decode",
+      [](nb::handle object) -> nb::object {
+        MlirAttribute attr = toAttribute(object);
+        if (symshapeAttributeIsAExpr(attr))
+          return decodeExpr(attr);
+        if (symshapeAttributeIsAExtent(attr))
+          return decodeExtent(attr);
+        if (symshapeAttributeIsAShape(attr)) {
+          nb::list extents;
+          for (intptr_t i = 0, e = symshapeShapeAttrGetRank(attr); i < e; ++i)
+            extents.append(decodeExtent(symshapeShapeAttrGetExtent(attr, i)));
+          return extents;
+        }
+        throw nb::type_error("expected a #symshape.expr, #symshape.extent or "
+                             "#symshape.shape attribute");
+      },
+      nb::arg("attribute"),
+      "Decodes a symshape attribute into nested tuples (an expression), a "
+      "(guarantee, expression) pair (an extent) or a list of pairs (a shape).");
 }

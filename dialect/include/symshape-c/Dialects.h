@@ -11,6 +11,32 @@ extern "C" {
 
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Symshape, symshape);
 
+/* Expression attributes (#symshape.expr). Kinds follow mlir::symshape::ExprKind:
+ * 0 constant, 1 symbol, 2 input axis, 3 runtime scalar, 4 add, 5 sub, 6 mul,
+ * 7 floordiv, 8 ceildiv, 9 mod, 10 min, 11 max. */
+MLIR_CAPI_EXPORTED bool symshapeAttributeIsAExpr(MlirAttribute attr);
+MLIR_CAPI_EXPORTED uint32_t symshapeExprAttrGetKind(MlirAttribute attr);
+/* Constant value, or the operand index of an input axis / runtime scalar. */
+MLIR_CAPI_EXPORTED int64_t symshapeExprAttrGetValue(MlirAttribute attr);
+MLIR_CAPI_EXPORTED int64_t symshapeExprAttrGetAxis(MlirAttribute attr);
+/* Symbol name, or the semantics of a runtime scalar. */
+MLIR_CAPI_EXPORTED MlirStringRef symshapeExprAttrGetName(MlirAttribute attr);
+MLIR_CAPI_EXPORTED intptr_t symshapeExprAttrGetNumChildren(MlirAttribute attr);
+MLIR_CAPI_EXPORTED MlirAttribute symshapeExprAttrGetChild(MlirAttribute attr,
+                                                          intptr_t pos);
+
+/* Extent attributes (#symshape.extent): guarantee 0 exact, 1 upper bound,
+ * 2 unknown (null expression). */
+MLIR_CAPI_EXPORTED bool symshapeAttributeIsAExtent(MlirAttribute attr);
+MLIR_CAPI_EXPORTED uint32_t symshapeExtentAttrGetGuarantee(MlirAttribute attr);
+MLIR_CAPI_EXPORTED MlirAttribute symshapeExtentAttrGetExpr(MlirAttribute attr);
+
+/* Shape attributes (#symshape.shape). */
+MLIR_CAPI_EXPORTED bool symshapeAttributeIsAShape(MlirAttribute attr);
+MLIR_CAPI_EXPORTED intptr_t symshapeShapeAttrGetRank(MlirAttribute attr);
+MLIR_CAPI_EXPORTED MlirAttribute symshapeShapeAttrGetExtent(MlirAttribute attr,
+                                                            intptr_t pos);
+
 #ifdef __cplusplus
 }
 #endif

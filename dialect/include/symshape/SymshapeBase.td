@@ -37,6 +37,9 @@ def Symshape_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Discardable attribute holding inferred shapes of an op's results.
     static constexpr ::llvm::StringLiteral kShapeAttrName = "symshape.shape";
+    /// Discardable attribute holding the inferred value of a scalar result
+    /// (an extent) or the elements of a 1-D integer result (a shape).
+    static constexpr ::llvm::StringLiteral kValueAttrName = "symshape.value";
     /// Function argument attribute naming the axes of the argument.
     static constexpr ::llvm::StringLiteral kAxesAttrName = "symshape.axes";
   }];

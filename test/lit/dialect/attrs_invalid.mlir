@@ -88,6 +88,14 @@ func.func @annotation_list() {
 
 // -----
 
+func.func @value_kind(%x: index) {
+  // expected-error @below {{'symshape.value' must be a #symshape.extent (a scalar result) or a #symshape.shape (the elements of a 1-D result) on a single-result op}}
+  %0 = arith.addi %x, %x {symshape.value = #symshape.expr<batch>} : index
+  return
+}
+
+// -----
+
 // expected-error @below {{unknown symshape argument attribute 'symshape.bar'}}
 func.func @unknown_arg_attr(%x: tensor<?xf32> {symshape.bar = 1}) {
   return

@@ -69,6 +69,11 @@ func.func @annotations(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = tensor.cast %x {symshape.shape = #symshape.shape<[ub(batch - 1), 4]>} : tensor<?x4xf32> to tensor<?x4xf32>
   // CHECK: call @two_results() {symshape.shape = [#symshape.shape<[?, 4]>, #symshape.shape<[]>]}
   %1:2 = func.call @two_results() {symshape.shape = [#symshape.shape<[?, 4]>, #symshape.shape<[]>]} : () -> (tensor<?x4xf32>, tensor<f32>)
+  // CHECK: symshape.value = #symshape.extent<ub(batch)>
+  %c0 = arith.constant 0 : index
+  %2 = arith.addi %c0, %c0 {symshape.value = #symshape.extent<ub(batch)>} : index
+  // CHECK: symshape.value = #symshape.shape<[batch, 4]>
+  %3 = tensor.from_elements %2, %c0 {symshape.value = #symshape.shape<[batch, 4]>} : tensor<2xindex>
   return %0 : tensor<?x4xf32>
 }
 func.func private @two_results() -> (tensor<?x4xf32>, tensor<f32>)

@@ -1,0 +1,83 @@
+"""Reading symshape attributes from IR without going through text.
+
+The C++ dialect exposes its attributes through the C API; :func:`decode`
+turns them into plain Python trees:
+
+* an expression (``#symshape.expr<batch * 2>``) becomes nested tuples,
+  ``("mul", ("sym", "batch"), ("const", 2))``, whose leaves are
+  ``("const", v)``, ``("sym", name)``, ``("dim", operand, axis)`` and
+  ``("scalar", operand, semantics)``;
+* an extent (``#symshape.extent<ub(n)>``) becomes ``(guarantee, tree)`` with
+  guarantee ``"exact"``, ``"ub"`` or ``"unknown"`` (tree ``None``);
+* a shape (``#symshape.shape<[batch, ?]>``) becomes a list of extents.
+
+:func:`format_tree` prints a tree in the dialect's syntax (as the C++
+printer does), for diagnostics and runtime check messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+from mlir import ir
+
+from symshape_mlir import _symshape
+
+__all__ = [
+    "BINARY_KINDS",
+    "DecodedExtent",
+    "ExprTree",
+    "decode",
+    "decode_shape",
+    "format_tree",
+]
+
+ExprTree = tuple[Any, ...]
+DecodedExtent = tuple[str, Union[ExprTree, None]]
+
+BINARY_KINDS = frozenset(
+    {"add", "sub", "mul", "floordiv", "ceildiv", "mod", "min", "max"}
+)
+
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "floordiv": "floordiv",
+          "ceildiv": "ceildiv", "mod": "mod"}
+_PRECEDENCE = {"add": 1, "sub": 1, "mul": 2, "floordiv": 2, "ceildiv": 2, "mod": 2}
+
+
+def decode(attr: ir.Attribute) -> Any:
+    """Decodes a ``#symshape.expr``, ``.extent`` or ``.shape`` attribute.
+
+    Raises:
+        TypeError: for any other attribute.
+    """
+    return _symshape.decode(attr)
+
+
+def decode_shape(attr: ir.Attribute) -> list[DecodedExtent]:
+    """Decodes a ``#symshape.shape`` attribute into ``(guarantee, tree)`` pairs."""
+    decoded = _symshape.decode(attr)
+    if not isinstance(decoded, list):
+        raise TypeError(f"expected a #symshape.shape attribute, got {attr}")
+    return decoded
+
+
+def format_tree(tree: ExprTree, parent: int = 0, right: bool = False) -> str:
+    """Prints an expression tree in the dialect's syntax.
+
+    >>> format_tree(("sub", ("sym", "a"), ("sub", ("sym", "b"), ("const", 1))))
+    'a - (b - 1)'
+    """
+    kind = tree[0]
+    if kind == "const":
+        return str(tree[1])
+    if kind == "sym":
+        return str(tree[1])
+    if kind == "dim":
+        return f"dim({tree[1]}, {tree[2]})"
+    if kind == "scalar":
+        return f"scalar({tree[1]}, {tree[2]})"
+    if kind in ("min", "max"):
+        return f"{kind}({format_tree(tree[1])}, {format_tree(tree[2])})"
+    prec = _PRECEDENCE[kind]
+    text = f"{format_tree(tree[1], prec)} {_INFIX[kind]} {format_tree(tree[2], prec, True)}"
+    return f"({text})" if prec < parent or (prec == parent and right) else text

@@ -1,0 +1,126 @@
+"""Lowering extent expressions to ``index`` values.
+
+Leaves resolve against an op's operands (``dim(i, a)``, ``scalar(i, s)``)
+and against the function's named axes (``batch`` is the size of the first
+argument axis declared ``batch`` in ``symshape.axes``). Runtime scalars are
+converted with exactly their semantics:
+
+============== ==============================================================
+semantics      extent
+============== ==============================================================
+index          the value itself (a negative value used as a size fails the
+               size check at run time)
+clamp_nonneg   ``max(value, 0)``
+truncate_size  ``max(value, 0)`` (``dynamic_truncate`` takes the min with
+               the axis)
+============== ==============================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mlir import ir
+
+from symshape_mlir.attributes import ExprTree, decode_shape, format_tree
+from symshape_mlir.lowering.errors import LoweringError
+from symshape_mlir.lowering.index_builder import IndexBuilder
+
+__all__ = ["AxisBindings", "ExprLowering"]
+
+AXES_ATTR = "symshape.axes"
+
+
+class AxisBindings:
+    """Named axes of a function: symbol name -> (argument, axis).
+
+    The first argument axis declared with a plain symbol binds it; compound
+    declarations (``batch * 2``) constrain but do not bind.
+    """
+
+    def __init__(self, func: ir.Operation) -> None:
+        self.bindings: dict[str, tuple[ir.Value, int]] = {}
+        if "arg_attrs" not in func.attributes:
+            return
+        arguments = func.regions[0].blocks[0].arguments
+        for arg, attrs in zip(arguments, ir.ArrayAttr(func.attributes["arg_attrs"])):
+            attrs = ir.DictAttr(attrs)
+            if AXES_ATTR not in attrs:
+                continue
+            for axis, (_, tree) in enumerate(decode_shape(attrs[AXES_ATTR])):
+                if tree is not None and tree[0] == "sym":
+                    self.bindings.setdefault(tree[1], (arg, axis))
+
+    def lookup(self, name: str) -> tuple[ir.Value, int] | None:
+        return self.bindings.get(name)
+
+
+class ExprLowering:
+    """Lowers the op-local expressions of one op.
+
+    Args:
+        builder: emits the index arithmetic.
+        op: the op whose operands ``dim``/``scalar`` leaves refer to.
+        axes: the enclosing function's named axes.
+    """
+
+    def __init__(self, builder: IndexBuilder, op: ir.Operation, axes: AxisBindings) -> None:
+        self.b = builder
+        self.op = op
+        self.axes = axes
+
+    def where(self) -> str:
+        """The op name and location, for runtime check messages."""
+        return f"{self.op.name} at {location_text(self.op.location)}"
+
+    def lower(self, tree: ExprTree) -> ir.Value:
+        kind = tree[0]
+        b = self.b
+        if kind == "const":
+            return b.const(tree[1])
+        if kind == "sym":
+            bound = self.axes.lookup(tree[1])
+            if bound is None:
+                raise LoweringError(
+                    self.op.location,
+                    f"symbol '{tree[1]}' is not bound by any function argument's "
+                    f"'{AXES_ATTR}'",
+                )
+            return b.dim(*bound)
+        operands: Sequence[ir.Value] = self.op.operands
+        if kind == "dim":
+            return b.dim(operands[tree[1]], tree[2])
+        if kind == "scalar":
+            value = b.scalar_at(operands[tree[1]])
+            if tree[2] == "index":
+                return value
+            return b.mark_nonneg(b.max(value, b.const(0)))
+        lhs, rhs = self.lower(tree[1]), self.lower(tree[2])
+        if kind in ("floordiv", "ceildiv", "mod"):
+            message = (
+                f"symshape: division by zero in '{format_tree(tree)}' ({self.where()})"
+            )
+            return getattr(b, kind)(lhs, rhs, message)
+        return getattr(b, kind)(lhs, rhs)
+
+    def lower_size(self, tree: ExprTree, field: str) -> ir.Value:
+        """Lowers an extent used as a size, checking it is >= 0 at run time."""
+        value = self.lower(tree)
+        if not self.b.is_nonneg(value):
+            self.b.check(
+                self.b.cmp("sge", value, self.b.const(0)),
+                f"symshape: {field} '{format_tree(tree)}' is negative ({self.where()})",
+            )
+            self.b.mark_nonneg(value)
+        return value
+
+
+def location_text(location: ir.Location) -> str:
+    """``file:line:col`` for a file location, else MLIR's spelling."""
+    text = str(location)
+    if text.startswith("loc(") and text.endswith(")"):
+        text = text[4:-1]
+    if text.startswith('"'):
+        name, _, rest = text[1:].partition('"')
+        return f"{name}{rest}"
+    return text

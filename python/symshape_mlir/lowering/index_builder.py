@@ -1,0 +1,198 @@
+"""Emitting ``index`` arithmetic with the dialect's integer semantics.
+
+:class:`IndexBuilder` emits ``arith`` ops at the current insertion point,
+folds constants as it goes, tracks which values are known non-negative, and
+guards divisions whose divisor is not provably non-zero with a ``cf.assert``
+that fails the call with a message naming the expression:
+
+.. code-block:: mlir
+
+    %nz = arith.cmpi ne, %d, %c0 : index
+    cf.assert %nz, "symshape: division by zero in 'dim(0, 0) floordiv n' ..."
+    %q = arith.floordivsi %x, %d : index
+
+``mod`` has the sign of the divisor (Python's ``%``), ``floordiv`` floors,
+``ceildiv`` rounds up, as in the Python algebra and the C++ folders.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, cf, tensor
+
+__all__ = ["IndexBuilder"]
+
+
+class IndexBuilder:
+    """Builds index values at the current insertion point and location."""
+
+    def __init__(self) -> None:
+        self.index = ir.IndexType.get()
+        self._nonneg: set[ir.Value] = set()
+
+    # -- constants and facts ------------------------------------------------
+
+    def const(self, value: int) -> ir.Value:
+        """An ``arith.constant`` of index type."""
+        result = arith.ConstantOp(self.index, value).result
+        if value >= 0:
+            self._nonneg.add(result)
+        return result
+
+    @staticmethod
+    def constant_of(value: ir.Value) -> int | None:
+        """The value of an index constant, or None."""
+        owner = value.owner
+        if isinstance(owner, ir.OpView):
+            owner = owner.operation
+        if not isinstance(owner, ir.Operation) or owner.name != "arith.constant":
+            return None
+        attr = owner.attributes["value"]
+        return int(ir.IntegerAttr(attr).value) if isinstance(attr, ir.IntegerAttr) else None
+
+    def is_nonneg(self, value: ir.Value) -> bool:
+        """True when ``value`` is known to be >= 0."""
+        constant = self.constant_of(value)
+        return value in self._nonneg or (constant is not None and constant >= 0)
+
+    def mark_nonneg(self, value: ir.Value) -> ir.Value:
+        """Records that ``value`` is >= 0 (sizes, clamped scalars)."""
+        self._nonneg.add(value)
+        return value
+
+    # -- leaves ---------------------------------------------------------------
+
+    def dim(self, tensor_value: ir.Value, axis: int) -> ir.Value:
+        """The size of ``axis`` (a constant when static)."""
+        shaped = ir.RankedTensorType(tensor_value.type)
+        if not shaped.is_dynamic_dim(axis):
+            return self.const(shaped.shape[axis])
+        return self.mark_nonneg(tensor.DimOp(tensor_value, self.const(axis)).result)
+
+    def scalar_at(self, tensor_value: ir.Value, coords: list[ir.Value] | None = None
+                  ) -> ir.Value:
+        """An element of an integer tensor (a 0-d one by default) as an index."""
+        element = tensor.ExtractOp(tensor_value, coords or []).result
+        if isinstance(element.type, ir.IndexType):
+            return element
+        return arith.IndexCastOp(self.index, element).result
+
+    # -- arithmetic -----------------------------------------------------------
+
+    def _fold(self, lhs: ir.Value, rhs: ir.Value, fn) -> ir.Value | None:  # type: ignore[no-untyped-def]
+        a, b = self.constant_of(lhs), self.constant_of(rhs)
+        if a is None or b is None:
+            return None
+        return self.const(fn(a, b))
+
+    def add(self, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+        if self.constant_of(rhs) == 0:
+            return lhs
+        if self.constant_of(lhs) == 0:
+            return rhs
+        folded = self._fold(lhs, rhs, lambda a, b: a + b)
+        if folded is not None:
+            return folded
+        result = arith.AddIOp(lhs, rhs).result
+        if self.is_nonneg(lhs) and self.is_nonneg(rhs):
+            self._nonneg.add(result)
+        return result
+
+    def sub(self, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+        if self.constant_of(rhs) == 0:
+            return lhs
+        folded = self._fold(lhs, rhs, lambda a, b: a - b)
+        return folded if folded is not None else arith.SubIOp(lhs, rhs).result
+
+    def mul(self, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+        if self.constant_of(rhs) == 1:
+            return lhs
+        if self.constant_of(lhs) == 1:
+            return rhs
+        folded = self._fold(lhs, rhs, lambda a, b: a * b)
+        if folded is not None:
+            return folded
+        result = arith.MulIOp(lhs, rhs).result
+        if self.is_nonneg(lhs) and self.is_nonneg(rhs):
+            self._nonneg.add(result)
+        return result
+
+    def min(self, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+        folded = self._fold(lhs, rhs, min)
+        if folded is not None:
+            return folded
+        result = arith.MinSIOp(lhs, rhs).result
+        if self.is_nonneg(lhs) and self.is_nonneg(rhs):
+            self._nonneg.add(result)
+        return result
+
+    def max(self, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+        folded = self._fold(lhs, rhs, max)
+        if folded is not None:
+            return folded
+        result = arith.MaxSIOp(lhs, rhs).result
+        if self.is_nonneg(lhs) or self.is_nonneg(rhs):
+            self._nonneg.add(result)
+        return result
+
+    def cmp(self, predicate: str, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+        """``arith.cmpi`` with a predicate name (``eq``, ``ne``, ``sle``, ...)."""
+        pred = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _PREDICATES[predicate])
+        return arith.CmpIOp(pred, lhs, rhs).result
+
+    def select(self, cond: ir.Value, true_value: ir.Value, false_value: ir.Value) -> ir.Value:
+        return arith.SelectOp(cond, true_value, false_value).result
+
+    def check(self, condition: ir.Value, message: str) -> None:
+        """A runtime check: the call fails with ``message`` when false."""
+        cf.AssertOp(condition, message)
+
+    def _guard_divisor(self, divisor: ir.Value, message: str) -> None:
+        constant = self.constant_of(divisor)
+        if constant is not None and constant != 0:
+            return
+        self.check(self.cmp("ne", divisor, self.const(0)), message)
+
+    def floordiv(self, lhs: ir.Value, rhs: ir.Value, message: str) -> ir.Value:
+        self._guard_divisor(rhs, message)
+        if self.constant_of(rhs) == 1:
+            return lhs
+        folded = self._fold(lhs, rhs, lambda a, b: a // b) if self.constant_of(rhs) else None
+        if folded is not None:
+            return folded
+        result = arith.FloorDivSIOp(lhs, rhs).result
+        if self.is_nonneg(lhs) and self.is_nonneg(rhs):
+            self._nonneg.add(result)
+        return result
+
+    def ceildiv(self, lhs: ir.Value, rhs: ir.Value, message: str) -> ir.Value:
+        self._guard_divisor(rhs, message)
+        if self.constant_of(rhs) == 1:
+            return lhs
+        folded = self._fold(lhs, rhs, lambda a, b: -(-a // b)) if self.constant_of(rhs) else None
+        if folded is not None:
+            return folded
+        result = arith.CeilDivSIOp(lhs, rhs).result
+        if self.is_nonneg(lhs) and self.is_nonneg(rhs):
+            self._nonneg.add(result)
+        return result
+
+    def mod(self, lhs: ir.Value, rhs: ir.Value, message: str) -> ir.Value:
+        """Remainder with the sign of the divisor (Python's ``%``)."""
+        self._guard_divisor(rhs, message)
+        folded = self._fold(lhs, rhs, lambda a, b: a % b) if self.constant_of(rhs) else None
+        if folded is not None:
+            return folded
+        rem = arith.RemSIOp(lhs, rhs).result
+        if self.is_nonneg(lhs) and self.is_nonneg(rhs):
+            return self.mark_nonneg(rem)
+        zero = self.const(0)
+        # rem has the sign of lhs; move it to the divisor's side when they differ.
+        fix = arith.AndIOp(
+            self.cmp("ne", rem, zero),
+            self.cmp("ne", self.cmp("slt", rem, zero), self.cmp("slt", rhs, zero)),
+        ).result
+        return self.select(fix, arith.AddIOp(rem, rhs).result, rem)
+
+
+_PREDICATES = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5}
