@@ -22,6 +22,8 @@ from typing import Any, Union
 from mlir import ir
 
 from symshape_mlir import _symshape
+from symshape_mlir.extent import expr as ex
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 
 __all__ = [
     "BINARY_KINDS",
@@ -29,7 +31,12 @@ __all__ = [
     "ExprTree",
     "decode",
     "decode_shape",
+    "expr_from_tree",
+    "extent_attr",
+    "extent_from_decoded",
     "format_tree",
+    "shape_attr",
+    "shape_from_attr",
 ]
 
 ExprTree = tuple[Any, ...]
@@ -81,3 +88,72 @@ def format_tree(tree: ExprTree, parent: int = 0, right: bool = False) -> str:
     prec = _PRECEDENCE[kind]
     text = f"{format_tree(tree[1], prec)} {_INFIX[kind]} {format_tree(tree[2], prec, True)}"
     return f"({text})" if prec < parent or (prec == parent and right) else text
+
+
+_BUILDERS = {
+    "add": ex.add, "sub": ex.sub, "mul": ex.mul, "floordiv": ex.floordiv,
+    "ceildiv": ex.ceildiv, "mod": ex.mod, "min": ex.minimum, "max": ex.maximum,
+}
+
+
+def expr_from_tree(tree: ExprTree) -> ex.Expr:
+    """The canonical algebra expression of a decoded tree."""
+    kind = tree[0]
+    if kind == "const":
+        return ex.Const(tree[1])
+    if kind == "sym":
+        return ex.Sym(tree[1])
+    if kind == "dim":
+        return ex.InputAxis(tree[1], tree[2])
+    if kind == "scalar":
+        return ex.RuntimeScalar(tree[1], tree[2])
+    return _BUILDERS[kind](expr_from_tree(tree[1]), expr_from_tree(tree[2]))
+
+
+def extent_from_decoded(decoded: DecodedExtent) -> ShapeExtent:
+    """The :class:`ShapeExtent` of a decoded ``(guarantee, tree)`` pair."""
+    guarantee, tree = decoded
+    if tree is None:
+        return UNKNOWN
+    expr = expr_from_tree(tree)
+    return Exact(expr) if guarantee == "exact" else UpperBound(expr)
+
+
+_SHAPE_CACHE: dict[ir.Attribute, tuple[ShapeExtent, ...]] = {}
+
+
+def shape_from_attr(attr: ir.Attribute) -> tuple[ShapeExtent, ...]:
+    """The extents of a ``#symshape.shape`` attribute (cached per attribute)."""
+    shape = _SHAPE_CACHE.get(attr)
+    if shape is None:
+        shape = tuple(extent_from_decoded(d) for d in decode_shape(attr))
+        if len(_SHAPE_CACHE) > 65536:
+            _SHAPE_CACHE.clear()
+        _SHAPE_CACHE[attr] = shape
+    return shape
+
+
+def shape_attr(
+    extents: tuple[ShapeExtent, ...] | list[ShapeExtent], context: ir.Context
+) -> ir.Attribute:
+    """``#symshape.shape<[...]>`` in ``context``."""
+    return _parse_cached("#symshape.shape<[" + ", ".join(str(e) for e in extents) + "]>", context)
+
+
+def extent_attr(extent: ShapeExtent, context: ir.Context) -> ir.Attribute:
+    """``#symshape.extent<...>`` in ``context``."""
+    return _parse_cached(f"#symshape.extent<{extent}>", context)
+
+
+def _parse_cached(text: str, context: ir.Context) -> ir.Attribute:
+    key = (context, text)
+    attr = _TEXT_CACHE.get(key)
+    if attr is None:
+        attr = ir.Attribute.parse(text, context=context)
+        if len(_TEXT_CACHE) > 65536:
+            _TEXT_CACHE.clear()
+        _TEXT_CACHE[key] = attr
+    return attr
+
+
+_TEXT_CACHE: dict[tuple[ir.Context, str], ir.Attribute] = {}

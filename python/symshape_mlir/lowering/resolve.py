@@ -91,10 +91,11 @@ def resolve_module(module: ir.Operation) -> None:
     Raises:
         LoweringError: at the first construct that cannot be lowered.
     """
-    funcs = _collect(module, lambda op: op.name == "func.func")
-    for func in funcs:
-        if func.regions[0].blocks:
-            _lower_function(func)
-        strip_arg_axes(func)
-    strip_symshape_attributes(module)
-    _check_clean(module)
+    with module.context:
+        funcs = _collect(module, lambda op: op.name == "func.func")
+        for func in funcs:
+            if func.regions[0].blocks:
+                _lower_function(func)
+            strip_arg_axes(func)
+        strip_symshape_attributes(module)
+        _check_clean(module)

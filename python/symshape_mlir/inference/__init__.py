@@ -1,0 +1,55 @@
+"""Symbolic shape inference over whole functions.
+
+:func:`infer` runs the rules of :mod:`symshape_mlir.inference.rules` over a
+module and returns the :class:`InferenceState` holding the facts of every
+value; :func:`annotate` writes them as ``symshape.shape`` /
+``symshape.value`` attributes.
+
+Example:
+    >>> state = infer(module.operation, InferenceOptions(policy="refine"))
+    >>> state.shape(value)            # (Exact(batch), Exact(768))
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from symshape_mlir.extent.context import ExtentContext
+from symshape_mlir.inference import rules as _rules  # noqa: F401  (registers the rules)
+from symshape_mlir.inference.annotate import annotate
+from symshape_mlir.inference.engine import infer_module
+from symshape_mlir.inference.errors import InferenceError, OpUsageError, ShapeInferenceError
+from symshape_mlir.inference.facts import Origin, ValueFacts
+from symshape_mlir.inference.registry import RULES, register
+from symshape_mlir.inference.state import POLICIES, STAGES, InferenceOptions, InferenceState
+
+__all__ = [
+    "POLICIES",
+    "RULES",
+    "STAGES",
+    "InferenceError",
+    "InferenceOptions",
+    "InferenceState",
+    "OpUsageError",
+    "Origin",
+    "ShapeInferenceError",
+    "ValueFacts",
+    "annotate",
+    "infer",
+    "register",
+]
+
+
+def infer(
+    module: ir.Operation,
+    options: InferenceOptions | None = None,
+    extents: ExtentContext | None = None,
+) -> InferenceState:
+    """Infers the shapes of every value in ``module``.
+
+    Raises:
+        InferenceError: at the first op whose shapes cannot be inferred.
+    """
+    state = InferenceState(options or InferenceOptions(), extents)
+    infer_module(module, state)
+    return state
