@@ -22,7 +22,7 @@ from typing import Any, Union
 from mlir import ir
 
 from symshape_mlir import _symshape
-from symshape_mlir.extent import expr as ex
+from symshape_mlir import extent as ex
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 
 __all__ = [

@@ -1,0 +1,64 @@
+"""The ``symshape-infer-shapes`` pass: symbolic shape inference, written as annotations."""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+from mlir import ir
+
+from symshape_mlir.inference import InferenceError, InferenceOptions, annotate, infer
+from symshape_mlir.pipeline import ModulePass, option
+
+__all__ = ["InferShapes"]
+
+logger = logging.getLogger(__name__)
+
+
+class InferShapes(ModulePass):
+    """Infers the extents of every tensor value and annotates the IR.
+
+    Function arguments are seeded from ``symshape.axes``; each op's rule
+    (:mod:`symshape_mlir.inference.rules`) derives its results' extents with
+    their guarantee. Every op with a tensor result gets ``symshape.shape``;
+    scalar and shape-tensor results whose value is known get
+    ``symshape.value``.
+
+    Before::
+
+        func.func @f(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
+                     %n: tensor<i64>) -> tensor<?x4xf32> {
+          %t = symshape.dynamic_truncate %x, %n axis 0
+              : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+          return %t : tensor<?x4xf32>
+        }
+
+    After (``truncate-stage=upper_bound``, the default)::
+
+          %t = symshape.dynamic_truncate %x, %n axis 0
+              {symshape.shape = #symshape.shape<[ub(batch), 4]>} : ...
+
+    Options:
+        policy: how inferred shapes merge with existing ``symshape.shape``
+            annotations (``skip``, ``override``, ``refine``, ``strict``).
+        truncate-stage: what a ``dynamic_truncate`` without ``stage`` reports.
+    """
+
+    name = "symshape-infer-shapes"
+    summary = "Infer symbolic extents of every value and annotate them (symshape.shape)"
+
+    policy: Literal["skip", "override", "refine", "strict"] = option(
+        "refine", help="merge with existing annotations: skip, override, refine or strict"
+    )
+    truncate_stage: Literal["upper_bound", "exact"] = option(
+        "upper_bound", help="extent of a dynamic_truncate without a stage: upper_bound or exact"
+    )
+
+    def run(self, module: ir.Operation) -> None:
+        options = InferenceOptions(policy=self.policy, truncate_stage=self.truncate_stage)
+        try:
+            state = infer(module, options)
+        except InferenceError as error:
+            self.error(error.location, error.message, notes=error.notes)
+            return
+        annotate(module, state)

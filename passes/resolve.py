@@ -1,0 +1,50 @@
+"""The ``symshape-resolve`` pass: symbolic IR to plain upstream MLIR."""
+
+from __future__ import annotations
+
+import logging
+
+from mlir import ir
+
+from symshape_mlir.lowering import LoweringError, resolve_module
+from symshape_mlir.pipeline import ModulePass
+
+__all__ = ["Resolve"]
+
+logger = logging.getLogger(__name__)
+
+
+class Resolve(ModulePass):
+    """Lowers every symshape op, type and attribute to upstream dialects.
+
+    Extents become ``index`` arithmetic (divisions guarded by ``cf.assert``),
+    runtime scalars become ``tensor.extract`` with their semantics, reshapes
+    become ``tensor.reshape`` with an ``i64`` shape, broadcasts and gathers
+    become ``linalg.generic``, truncations become ``tensor.extract_slice``.
+    ``symshape.*`` annotations and ``symshape.axes`` are removed; the output
+    contains no symshape op, type or attribute.
+
+    Before::
+
+        %r = symshape.reshape %x to [dim(0, 0) * 2, 256]
+            : (tensor<?x512xf32>) -> tensor<?x256xf32>
+
+    After::
+
+        %d = tensor.dim %x, %c0 : tensor<?x512xf32>
+        %n = arith.muli %d, %c2 : index
+        ...
+        cf.assert %same, "symshape: reshape target changes the element count (...)"
+        %shape = tensor.from_elements %n_i64, %c256_i64 : tensor<2xi64>
+        %r = tensor.reshape %x(%shape)
+            : (tensor<?x512xf32>, tensor<2xi64>) -> tensor<?x256xf32>
+    """
+
+    name = "symshape-resolve"
+    summary = "Lower symshape ops and attributes to arith/tensor/linalg/cf"
+
+    def run(self, module: ir.Operation) -> None:
+        try:
+            resolve_module(module)
+        except LoweringError as error:
+            self.error(error.location, error.message)

@@ -1,0 +1,114 @@
+"""``symshape-verify-contract``: an upper bound is never used where a true size is needed.
+
+In ``reject`` mode every violated requirement of
+:mod:`symshape_mlir.contract.consumers` is an error (an
+:class:`UnsupportedDynamicShapeError` for an extent, a :class:`ContractError`
+for an unprovable element count). In ``defer`` mode a violated requirement
+becomes a runtime check inserted before the consumer:
+
+.. code-block:: mlir
+
+    %n = tensor.dim %t, %c0 : tensor<?x4xf32>   // %t: first ub(batch) rows
+    ...
+    cf.assert %same, "symshape: deferred contract check failed: reshape target of
+        symshape.reshape at f.mlir:7:8"
+    %r = symshape.reshape %t to [dim(0, 0) * 4] : ...
+
+A requirement that no runtime check can establish (the extent of an axis a
+``linalg.broadcast`` adds) is rejected in both modes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from mlir import ir
+
+from symshape_mlir.contract.consumers import Requirement, requirements
+from symshape_mlir.contract.errors import UnsupportedDynamicShapeError
+from symshape_mlir.inference import InferenceOptions, infer
+from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.lowering.exprs import AxisBindings
+from symshape_mlir.lowering.index_builder import IndexBuilder
+
+__all__ = ["MODES", "ContractError", "verify_contract"]
+
+logger = logging.getLogger(__name__)
+
+MODES = ("reject", "defer")
+
+
+@dataclass
+class ContractError(Exception):
+    """A requirement that is not an extent (a reshape's element count)."""
+
+    location: ir.Location
+    message: str
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
+
+    @property
+    def notes(self) -> list[tuple[ir.Location, str]]:
+        return []
+
+
+def _functions(module: ir.Operation) -> Iterator[ir.Operation]:
+    for op in module.regions[0].blocks[0].operations:
+        if op.operation.name == "func.func" and op.operation.regions[0].blocks:
+            yield op.operation
+
+
+def _ops(func: ir.Operation) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _error(req: Requirement) -> Exception:
+    if req.observed is None:
+        return ContractError(
+            req.op.location,
+            f"'{req.op.name}' op cannot prove that the reshape keeps the element count "
+            f"({req.detail})",
+        )
+    detail = "no runtime check can establish it" if req.emit_check is None else ""
+    return UnsupportedDynamicShapeError(req.op.name, req.op.location, req.field, req.observed,
+                                        req.origin, detail)
+
+
+def verify_contract(
+    module: ir.Operation, mode: str = "reject", state: InferenceState | None = None
+) -> list[Exception]:
+    """Checks every consumer of ``module``; in ``defer`` mode inserts runtime checks.
+
+    Returns:
+        The violations that were not deferred, in program order.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode '{mode}' (expected one of: {', '.join(MODES)})")
+    state = state or infer(module, InferenceOptions())
+    errors: list[Exception] = []
+    with module.context:
+        for func in _functions(module):
+            axes = AxisBindings(func)
+            for op in _ops(func):
+                emitted: set[int] = set()
+                for req in list(requirements(op, state, axes)):
+                    if req.satisfied:
+                        continue
+                    if mode == "defer" and req.emit_check is not None:
+                        if id(req.emit_check) not in emitted:
+                            emitted.add(id(req.emit_check))
+                            with ir.InsertionPoint(op), op.location:
+                                req.emit_check(IndexBuilder())
+                        continue
+                    errors.append(_error(req))
+    return errors

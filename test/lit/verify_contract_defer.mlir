@@ -1,0 +1,80 @@
+// RUN: symshape-opt --split-input-file --symshape-infer-shapes --symshape-verify-contract=mode=defer --symshape-check-guarantees %s | FileCheck %s --check-prefix=DEFER
+
+// In defer mode every violation becomes a runtime check (cf.assert) inserted
+// before the consumer; the program itself is unchanged.
+
+// In defer mode, a reshape over a stage-1 truncation gets a runtime check of
+// its element count before the reshape.
+// DEFER-LABEL: func.func @deferred_reshape
+// DEFER: %[[T:.*]] = symshape.dynamic_truncate
+// DEFER: %[[OK:.*]] = arith.cmpi eq
+// DEFER: cf.assert %[[OK]], "symshape: deferred contract check failed: reshape target of symshape.reshape at {{.*}}verify_contract_defer.mlir:[[@LINE+5]]:{{[0-9]+}}"
+// DEFER-NEXT: symshape.reshape %[[T]]
+func.func @deferred_reshape(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
+                            %n: tensor<i64>) -> tensor<?xf32> {
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  %r = symshape.reshape %t to [dim(0, 0) * 4] : (tensor<?x4xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A broadcast whose target reads a truncated axis: each input axis is checked
+// to be 1 or the target extent.
+// DEFER-LABEL: func.func @deferred_broadcast
+// DEFER: %[[SAME:.*]] = arith.cmpi eq
+// DEFER: %[[ONE:.*]] = arith.cmpi eq
+// DEFER: %[[OK:.*]] = arith.ori %[[SAME]], %[[ONE]]
+// DEFER: cf.assert %[[OK]], "symshape: deferred contract check failed: broadcast_in_dim target extent 0 of symshape.broadcast_in_dim
+// DEFER: symshape.broadcast_in_dim
+func.func @deferred_broadcast(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
+                              %n: tensor<i64>, %col: tensor<?x1xf32> {symshape.axes = #symshape.shape<[batch, 1]>})
+    -> tensor<?x4xf32> {
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  %b = symshape.broadcast_in_dim %col, %t dims [0, 1] to [dim(1, 0), 4] : (tensor<?x1xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %b : tensor<?x4xf32>
+}
+
+// -----
+
+// A linalg.generic init sized by an upper bound is checked against the input
+// axis it shares a loop with.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// DEFER-LABEL: func.func @deferred_generic_init
+// DEFER: %[[E:.*]] = tensor.empty
+// DEFER: %[[DE:.*]] = tensor.dim %[[E]]
+// DEFER: %[[DT:.*]] = tensor.dim %[[T:.*]], %{{.*}}
+// DEFER: %[[OK:.*]] = arith.cmpi eq, %[[DE]], %[[DT]]
+// DEFER: cf.assert %[[OK]], "symshape: deferred contract check failed: generic init #0 extent 0 of linalg.generic
+// DEFER-NEXT: linalg.generic
+func.func @deferred_generic_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
+                                 %n: tensor<i64>) -> tensor<?x4xf32> {
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
+  %rows = symshape.to_index %cap
+  %e = tensor.empty(%rows) : tensor<?x4xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<?x4xf32>
+  return %g : tensor<?x4xf32>
+}
+
+// -----
+
+// A tensor.reshape whose shape holds an upper bound is checked by element count.
+// DEFER-LABEL: func.func @deferred_tensor_reshape
+// DEFER: tensor.extract %[[S:.*]][
+// DEFER: cf.assert %{{.*}}, "symshape: deferred contract check failed: reshape shape of tensor.reshape
+// DEFER-NEXT: tensor.reshape %{{.*}}(%[[S]])
+func.func @deferred_tensor_reshape(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
+                                   %n: tensor<i64>) -> tensor<?x4xf32> {
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
+  %rows = symshape.to_index %cap
+  %c4 = arith.constant 4 : index
+  %s = tensor.from_elements %rows, %c4 : tensor<2xindex>
+  %r = tensor.reshape %t(%s) : (tensor<?x4xf32>, tensor<2xindex>) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
