@@ -25,7 +25,7 @@ func.func @deferred_reshape(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape
 // DEFER: %[[SAME:.*]] = arith.cmpi eq
 // DEFER: %[[ONE:.*]] = arith.cmpi eq
 // DEFER: %[[OK:.*]] = arith.ori %[[SAME]], %[[ONE]]
-// DEFER: cf.assert %[[OK]], "symshape: deferred contract check failed: broadcast_in_dim target extent 0 of symshape.broadcast_in_dim
+// DEFER: cf.assert %[[OK]], "symshape: deferred contract check failed: broadcast_in_dim input axis 0 of symshape.broadcast_in_dim
 // DEFER: symshape.broadcast_in_dim
 func.func @deferred_broadcast(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
                               %n: tensor<i64>, %col: tensor<?x1xf32> {symshape.axes = #symshape.shape<[batch, 1]>})

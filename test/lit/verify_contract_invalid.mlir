@@ -121,3 +121,36 @@ func.func @element_count(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[b
   %r = symshape.reshape %x to [batch floordiv 2, 8] : (tensor<?x4xf32>) -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+// Exact targets from another tensor do not make a truncated input compatible:
+// the element count cannot be proven.
+func.func @reshape_truncated_input(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?xf32> {
+  // expected-note @below {{an extent involved is weakened by 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  // expected-error @below {{'symshape.reshape' op cannot prove that the reshape keeps the element count ([ub(batch), 4] elements in, '4 * batch' out)}}
+  %r = symshape.reshape %t, %x to [dim(1, 0) * 4] : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A broadcast target taken from the untruncated tensor is exact, but the
+// truncated input axis is not provably equal to it.
+func.func @broadcast_truncated_input(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?x4xf32> {
+  // expected-note @below {{an extent involved is weakened by 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  // expected-error @below {{'symshape.broadcast_in_dim' op cannot prove that input axis 0 ('ub(batch)') is 1 or the target extent 'batch'}}
+  %b = symshape.broadcast_in_dim %t, %x dims [0, 1] to [dim(1, 0), 4] : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %b : tensor<?x4xf32>
+}
+
+// -----
+
+// Two different named axes are not provably compatible.
+func.func @broadcast_different_axes(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[a]>}, %y: tensor<?xf32> {symshape.axes = #symshape.shape<[b]>}) -> tensor<?xf32> {
+  // expected-error @below {{'symshape.broadcast_in_dim' op cannot prove that input axis 0 ('a') is 1 or the target extent 'b'}}
+  %r = symshape.broadcast_in_dim %x, %y dims [0] to [dim(1, 0)] : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -60,7 +60,8 @@ class Requirement:
         emit_check: inserts the runtime check of ``defer`` mode before ``op``;
             ``None`` when no runtime check can establish the requirement (it is
             then rejected in both modes).
-        detail: for the element count, the two counts that were compared.
+        detail: for a requirement that is a proof rather than one exact
+            extent (``observed`` is ``None``), the complete error message.
     """
 
     op: ir.Operation
@@ -129,15 +130,24 @@ def _tie_check(op: ir.Operation, field: str, a: ir.Value, axis_a: int, c: ir.Val
 
 def _count_requirement(op: ir.Operation, state: InferenceState, source: ir.Value,
                        targets: tuple[ShapeExtent, ...], check: Check) -> Iterator[Requirement]:
-    """The element-count requirement of a reshape whose extents are all exact."""
-    shape = state.shape(source)
-    if not all(e.is_exact for e in (*shape, *targets)):
+    """A reshape must provably keep its element count (once its targets are exact)."""
+    if not all(e.is_exact for e in targets):
         return
-    have = ex.mul(1, *(e.expr for e in shape))  # type: ignore[misc]
+    shape = state.shape(source)
     want = ex.mul(1, *(e.expr for e in targets))  # type: ignore[misc]
-    proven = prove_eq(have, want, state.extents) is True
-    yield Requirement(op, "reshape element count", None, proven, None, check,
-                      detail=f"'{have}' elements in, '{want}' out")
+    if all(e.is_exact for e in shape):
+        have = ex.mul(1, *(e.expr for e in shape))  # type: ignore[misc]
+        proven = prove_eq(have, want, state.extents) is True
+        seen = f"'{have}'"
+    else:
+        proven = False
+        seen = "[" + ", ".join(str(e) for e in shape) + "]"
+    origin = next((o for o in state.origins(source) if o is not None), None)
+    yield Requirement(
+        op, "reshape element count", None, proven, origin, check,
+        detail=f"'{op.name}' op cannot prove that the reshape keeps the element count "
+               f"({seen} elements in, '{want}' out)",
+    )
 
 
 def _local_requirements(op: ir.Operation, state: InferenceState, axes: AxisBindings,
@@ -178,13 +188,29 @@ def _broadcast_in_dim(op: ir.Operation, state: InferenceState, axes: AxisBinding
         targets = sizes(b)
         for in_axis, out_axis in enumerate(dims):
             have = b.dim(source, in_axis)
-            ok = b.cmp("eq", have, targets[out_axis])
-            one = b.cmp("eq", have, b.const(1))
-            b.check(arith.OrIOp(ok, one).result,
-                    _message(op, f"broadcast_in_dim target extent {out_axis}"))
+            ok = arith.OrIOp(b.cmp("eq", have, targets[out_axis]),
+                             b.cmp("eq", have, b.const(1))).result
+            b.check(ok, _message(op, f"broadcast_in_dim input axis {in_axis}"))
 
-    yield from _local_requirements(op, state, axes, "target",
-                                   "broadcast_in_dim target extent {}", check)
+    targets, origins = local_extents(op, state, "target")
+    for i, (extent, origin) in enumerate(zip(targets, origins)):
+        yield Requirement(op, f"broadcast_in_dim target extent {i}", extent, extent.is_exact,
+                          origin, check)
+    # Each input axis must provably be 1 or the target extent it maps to.
+    shape = state.shape(source)
+    for in_axis, out_axis in enumerate(dims):
+        target, have = targets[out_axis], shape[in_axis]
+        if not target.is_exact:
+            continue
+        proven = have.is_exact and (
+            prove_eq(have.expr, 1, state.extents) is True  # type: ignore[arg-type]
+            or prove_eq(have.expr, target.expr, state.extents) is True)  # type: ignore[arg-type]
+        yield Requirement(
+            op, f"broadcast_in_dim input axis {in_axis}", None, proven,
+            state.origins(source)[in_axis], check,
+            detail=f"'{op.name}' op cannot prove that input axis {in_axis} ('{have}') is 1 "
+                   f"or the target extent '{target.expr}'",
+        )
 
 
 @consumer("symshape.gather")

@@ -29,6 +29,7 @@ from mlir import ir
 from symshape_mlir.contract.consumers import Requirement, requirements
 from symshape_mlir.contract.errors import UnsupportedDynamicShapeError
 from symshape_mlir.inference import InferenceOptions, infer
+from symshape_mlir.inference.facts import Origin
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.exprs import AxisBindings
 from symshape_mlir.lowering.index_builder import IndexBuilder
@@ -42,17 +43,22 @@ MODES = ("reject", "defer")
 
 @dataclass
 class ContractError(Exception):
-    """A requirement that is not an extent (a reshape's element count)."""
+    """A requirement that is a proof rather than one exact extent (a reshape's
+    element count, a broadcast's compatibility)."""
 
     location: ir.Location
     message: str
+    origin: Origin | None = None
 
     def __post_init__(self) -> None:
         super().__init__(self.message)
 
     @property
     def notes(self) -> list[tuple[ir.Location, str]]:
-        return []
+        if self.origin is None:
+            return []
+        return [(self.origin.location,
+                 f"an extent involved is weakened by '{self.origin.op_name}' here")]
 
 
 def _functions(module: ir.Operation) -> Iterator[ir.Operation]:
@@ -74,11 +80,7 @@ def _ops(func: ir.Operation) -> list[ir.Operation]:
 
 def _error(req: Requirement) -> Exception:
     if req.observed is None:
-        return ContractError(
-            req.op.location,
-            f"'{req.op.name}' op cannot prove that the reshape keeps the element count "
-            f"({req.detail})",
-        )
+        return ContractError(req.op.location, req.detail, req.origin)
     detail = "no runtime check can establish it" if req.emit_check is None else ""
     return UnsupportedDynamicShapeError(req.op.name, req.op.location, req.field, req.observed,
                                         req.origin, detail)

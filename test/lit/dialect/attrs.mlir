@@ -30,11 +30,11 @@ func.func @expressions() attributes {
 }
 
 // CHECK-LABEL: func.func @extents
+// CHECK-SAME: s0 = #symshape.shape<[batch, 512, ub(seq), ?]>
+// CHECK-SAME: s1 = #symshape.shape<[]>
 // CHECK-SAME: x0 = #symshape.extent<batch>
 // CHECK-SAME: x1 = #symshape.extent<ub(dim(0, 1))>
 // CHECK-SAME: x2 = #symshape.extent<?>
-// CHECK-SAME: s0 = #symshape.shape<[batch, 512, ub(seq), ?]>
-// CHECK-SAME: s1 = #symshape.shape<[]>
 func.func @extents() attributes {
     x0 = #symshape.extent<batch>,
     x1 = #symshape.extent<ub(dim(0, 1))>,
