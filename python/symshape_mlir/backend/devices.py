@@ -1,0 +1,80 @@
+"""Runtime drivers and the devices they open, shared within the process."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+
+import iree.runtime as rt
+
+from symshape_mlir.backend.errors import DriverUnavailableError
+
+__all__ = [
+    "DRIVERS",
+    "available_drivers",
+    "binds_empty_buffers",
+    "get_device",
+    "vm_instance",
+]
+
+logger = logging.getLogger(__name__)
+
+# The drivers the backend knows, in the names `iree.runtime` uses.
+DRIVERS: tuple[str, ...] = ("local-task", "local-sync", "vulkan", "cuda", "hip", "metal")
+# Drivers that reject a dispatch binding of zero bytes ("resolved to an empty
+# buffer range"): calls on them with zero-element tensors must not dispatch.
+_NO_EMPTY_BINDINGS = frozenset({"vulkan"})
+
+_lock = threading.Lock()
+_devices: dict[str, rt.HalDevice] = {}
+
+
+@functools.cache
+def vm_instance() -> rt.VmInstance:
+    """Returns the process's IREE VM instance."""
+    return rt.VmInstance()
+
+
+def available_drivers() -> frozenset[str]:
+    """Returns the drivers compiled into the installed IREE runtime."""
+    return frozenset(rt.query_available_drivers())
+
+
+def binds_empty_buffers(driver: str) -> bool:
+    """Whether a driver accepts zero-byte dispatch bindings."""
+    return driver not in _NO_EMPTY_BINDINGS
+
+
+def get_device(driver: str) -> rt.HalDevice:
+    """Returns the process's device for a driver, opening it on first use.
+
+    Args:
+        driver: A name in `DRIVERS`.
+
+    Returns:
+        The driver's default device.
+
+    Raises:
+        ValueError: If the driver name is unknown.
+        DriverUnavailableError: If the runtime lacks the driver or no device
+            of it can be opened (no GPU, no Vulkan ICD, ...).
+    """
+    if driver not in DRIVERS:
+        raise ValueError(f"unknown driver '{driver}'; expected one of {', '.join(DRIVERS)}")
+    with _lock:
+        device = _devices.get(driver)
+        if device is not None:
+            return device
+        if driver not in available_drivers():
+            raise DriverUnavailableError(
+                f"driver '{driver}' is not in this IREE runtime (it has: "
+                f"{', '.join(sorted(available_drivers()))})"
+            )
+        try:
+            device = rt.get_driver(driver).create_default_device()
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise DriverUnavailableError(f"driver '{driver}' cannot open a device: {exc}") from exc
+        logger.debug("opened a %s device", driver)
+        _devices[driver] = device
+        return device
