@@ -1,0 +1,46 @@
+"""Pass infrastructure: the pass base class, diagnostics, pipeline parsing and running.
+
+Public API:
+    :class:`ModulePass` and :func:`option` to write a pass; :class:`Diagnostic`,
+    :class:`DiagnosticError` and :class:`DiagnosticCollector` for diagnostics;
+    :func:`run_pipeline` to run a textual pipeline mixing symshape and upstream
+    passes on a module, raising :class:`PipelineError` (or
+    :class:`InvalidPipelineError` before running) with the diagnostics.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from symshape_mlir.pipeline.diagnostics import (
+    Diagnostic,
+    DiagnosticCollector,
+    DiagnosticError,
+    Severity,
+    SourceLoc,
+    format_diagnostic,
+)
+from symshape_mlir.pipeline.errors import InvalidPipelineError, PipelineError
+from symshape_mlir.pipeline.options import OptionSpec, option
+from symshape_mlir.pipeline.pass_base import ModulePass
+from symshape_mlir.pipeline.runner import PassPipeline, PassRegistry, default_passes, run_pipeline
+
+__all__ = [
+    "Diagnostic",
+    "DiagnosticCollector",
+    "DiagnosticError",
+    "InvalidPipelineError",
+    "ModulePass",
+    "OptionSpec",
+    "PassPipeline",
+    "PassRegistry",
+    "PipelineError",
+    "Severity",
+    "SourceLoc",
+    "default_passes",
+    "format_diagnostic",
+    "option",
+    "run_pipeline",
+]
+
+logger = logging.getLogger(__name__)
