@@ -6,14 +6,12 @@ import logging
 
 from mlir import ir
 
+from symshape_mlir.annotations import strip_annotations
 from symshape_mlir.pipeline import ModulePass
 
 __all__ = ["StripAnnotations"]
 
 logger = logging.getLogger(__name__)
-
-_PREFIX = "symshape."
-_RESULT_ATTRS = "res_attrs"
 
 
 class StripAnnotations(ModulePass):
@@ -54,47 +52,5 @@ class StripAnnotations(ModulePass):
 
     def run(self, module: ir.Operation) -> None:
         """Strips the annotations of every operation nested in ``module``."""
-        removed = 0
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            nonlocal removed
-            removed += _strip_discardable(op) + _strip_result_attrs(op)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(visit, ir.WalkOrder.PRE_ORDER)
+        removed = strip_annotations(module)
         logger.debug("removed %d symshape annotations", removed)
-
-
-def _strip_discardable(op: ir.Operation) -> int:
-    # Inherent attribute names carry no dialect prefix: these are discardable.
-    names = [name for name in op.attributes if name.startswith(_PREFIX)]
-    for name in names:
-        del op.attributes[name]
-    return len(names)
-
-
-def _strip_result_attrs(op: ir.Operation) -> int:
-    if _RESULT_ATTRS not in op.attributes:
-        return 0
-    result_attrs = op.attributes[_RESULT_ATTRS]
-    if not isinstance(result_attrs, ir.ArrayAttr):
-        return 0
-    kept: list[ir.DictAttr] = []
-    removed = 0
-    for entry in result_attrs:
-        if not isinstance(entry, ir.DictAttr):
-            return 0
-        named = [(attr.name, attr.attr) for attr in entry]
-        removed += sum(1 for name, _ in named if name.startswith(_PREFIX))
-        kept.append(
-            ir.DictAttr.get(
-                {n: a for n, a in named if not n.startswith(_PREFIX)}, context=op.context
-            )
-        )
-    if removed == 0:
-        return 0
-    if all(len(entry) == 0 for entry in kept):
-        del op.attributes[_RESULT_ATTRS]
-    else:
-        op.attributes[_RESULT_ATTRS] = ir.ArrayAttr.get(kept, context=op.context)
-    return removed

@@ -59,5 +59,5 @@ class VerifyContract(ModulePass):
         except InferenceError as error:
             self.error(error.location, error.message, notes=error.notes)
             return
-        for error in errors:
-            self.error(error.location, error.message, notes=error.notes)  # type: ignore[attr-defined]
+        for violation in errors:
+            self.error(violation.location, violation.message, notes=violation.notes)

@@ -17,6 +17,7 @@ printer does), for diagnostics and runtime check messages.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Union
 
 from mlir import ir
@@ -90,7 +91,7 @@ def format_tree(tree: ExprTree, parent: int = 0, right: bool = False) -> str:
     return f"({text})" if prec < parent or (prec == parent and right) else text
 
 
-_BUILDERS = {
+_BUILDERS: dict[str, Callable[[ex.Expr, ex.Expr], ex.Expr]] = {
     "add": ex.add, "sub": ex.sub, "mul": ex.mul, "floordiv": ex.floordiv,
     "ceildiv": ex.ceildiv, "mod": ex.mod, "min": ex.minimum, "max": ex.maximum,
 }

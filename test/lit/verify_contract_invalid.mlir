@@ -59,9 +59,13 @@ func.func @tensor_reshape_shape(%x: tensor<?x4xf32> {symshape.axes = #symshape.s
 
 // -----
 
-// An unknown element (a truncating division of values of unknown sign).
-func.func @tensor_reshape_unknown(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %a: index, %b: index) -> tensor<?xf32> {
-  %q = arith.divsi %a, %b : index
+// An unknown element: a truncating division of a value that may be negative.
+func.func @tensor_reshape_unknown(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %d = tensor.dim %x, %c0 : tensor<?xf32>
+  %neg = arith.subi %c0, %d : index
+  %q = arith.divsi %neg, %c2 : index
   %s = tensor.from_elements %q : tensor<1xindex>
   // expected-error @below {{'tensor.reshape' op reshape shape element 0 needs an exact extent, got unknown}}
   %r = tensor.reshape %x(%s) : (tensor<?xf32>, tensor<1xindex>) -> tensor<?xf32>

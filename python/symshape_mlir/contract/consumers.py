@@ -134,9 +134,9 @@ def _count_requirement(op: ir.Operation, state: InferenceState, source: ir.Value
     if not all(e.is_exact for e in targets):
         return
     shape = state.shape(source)
-    want = ex.mul(1, *(e.expr for e in targets))  # type: ignore[misc]
+    want = ex.mul(1, *(e.expr for e in targets if e.expr is not None))
     if all(e.is_exact for e in shape):
-        have = ex.mul(1, *(e.expr for e in shape))  # type: ignore[misc]
+        have = ex.mul(1, *(e.expr for e in shape if e.expr is not None))
         proven = prove_eq(have, want, state.extents) is True
         seen = f"'{have}'"
     else:

@@ -34,7 +34,7 @@ from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.exprs import AxisBindings
 from symshape_mlir.lowering.index_builder import IndexBuilder
 
-__all__ = ["MODES", "ContractError", "verify_contract"]
+__all__ = ["MODES", "ContractError", "Violation", "verify_contract"]
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,10 @@ def _ops(func: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def _error(req: Requirement) -> Exception:
+Violation = UnsupportedDynamicShapeError | ContractError
+
+
+def _error(req: Requirement) -> Violation:
     if req.observed is None:
         return ContractError(req.op.location, req.detail, req.origin)
     detail = "no runtime check can establish it" if req.emit_check is None else ""
@@ -88,7 +91,7 @@ def _error(req: Requirement) -> Exception:
 
 def verify_contract(
     module: ir.Operation, mode: str = "reject", state: InferenceState | None = None
-) -> list[Exception]:
+) -> list[Violation]:
     """Checks every consumer of ``module``; in ``defer`` mode inserts runtime checks.
 
     Returns:
@@ -97,7 +100,7 @@ def verify_contract(
     if mode not in MODES:
         raise ValueError(f"unknown mode '{mode}' (expected one of: {', '.join(MODES)})")
     state = state or infer(module, InferenceOptions())
-    errors: list[Exception] = []
+    errors: list[Violation] = []
     with module.context:
         for func in _functions(module):
             axes = AxisBindings(func)

@@ -22,7 +22,10 @@ from collections.abc import Sequence
 
 from mlir import ir
 
-from symshape_mlir.attributes import ExprTree, decode_shape, format_tree
+from symshape_mlir.attributes import ExprTree, decode_shape, expr_from_tree, format_tree
+from symshape_mlir.extent import UNKNOWN, ShapeExtent, instantiate, prove_ne, prove_nonnegative
+from symshape_mlir.inference.rules.common import raw_scalar
+from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.index_builder import IndexBuilder
 
@@ -64,10 +67,35 @@ class ExprLowering:
         axes: the enclosing function's named axes.
     """
 
-    def __init__(self, builder: IndexBuilder, op: ir.Operation, axes: AxisBindings) -> None:
+    def __init__(
+        self,
+        builder: IndexBuilder,
+        op: ir.Operation,
+        axes: AxisBindings,
+        facts: InferenceState | None = None,
+    ) -> None:
         self.b = builder
         self.op = op
         self.axes = axes
+        self.facts = facts
+
+    def extent(self, tree: ExprTree) -> ShapeExtent:
+        """What inference knows of an op-local expression (unknown without facts)."""
+        if self.facts is None:
+            return UNKNOWN
+        state, operands = self.facts, self.op.operands
+
+        def scalars(i: int) -> ShapeExtent:
+            raw = raw_scalar(state, operands[i])
+            return raw if not raw.is_unknown else state.fresh(("raw", operands[i]))
+
+        return instantiate(expr_from_tree(tree), dims=lambda i, a: state.shape(operands[i])[a],
+                           scalars=scalars, ctx=state.extents)
+
+    def proves_nonzero(self, tree: ExprTree) -> bool:
+        """Whether the value of ``tree`` is provably non-zero."""
+        extent = self.extent(tree)
+        return extent.is_exact and prove_ne(extent.expr, 0, self.facts.extents) is True  # type: ignore[arg-type, union-attr]
 
     def where(self) -> str:
         """The op name and location, for runtime check messages."""
@@ -91,21 +119,25 @@ class ExprLowering:
         if kind == "dim":
             return b.dim(operands[tree[1]], tree[2])
         if kind == "scalar":
-            value = b.scalar_at(operands[tree[1]])
-            if tree[2] == "index":
-                return value
-            return b.mark_nonneg(b.max(value, b.const(0)))
+            clamp = tree[2] != "index"
+            value = b.scalar_at(operands[tree[1]], clamp_nonneg=clamp, where=self.where())
+            return b.mark_nonneg(value) if clamp else value
         lhs, rhs = self.lower(tree[1]), self.lower(tree[2])
         if kind in ("floordiv", "ceildiv", "mod"):
             message = (
                 f"symshape: division by zero in '{format_tree(tree)}' ({self.where()})"
             )
-            return getattr(b, kind)(lhs, rhs, message)
+            guard = not self.proves_nonzero(tree[2])
+            return getattr(b, kind)(lhs, rhs, message, guard=guard)
         return getattr(b, kind)(lhs, rhs)
 
     def lower_size(self, tree: ExprTree, field: str) -> ir.Value:
         """Lowers an extent used as a size, checking it is >= 0 at run time."""
         value = self.lower(tree)
+        extent = self.extent(tree)
+        if extent.is_exact and self.facts is not None and \
+                prove_nonnegative(extent.expr, self.facts.extents) is True:  # type: ignore[arg-type]
+            self.b.mark_nonneg(value)
         if not self.b.is_nonneg(value):
             self.b.check(
                 self.b.cmp("sge", value, self.b.const(0)),

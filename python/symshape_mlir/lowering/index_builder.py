@@ -69,13 +69,39 @@ class IndexBuilder:
             return self.const(shaped.shape[axis])
         return self.mark_nonneg(tensor.DimOp(tensor_value, self.const(axis)).result)
 
-    def scalar_at(self, tensor_value: ir.Value, coords: list[ir.Value] | None = None
-                  ) -> ir.Value:
-        """An element of an integer tensor (a 0-d one by default) as an index."""
+    def scalar_at(
+        self,
+        tensor_value: ir.Value,
+        coords: list[ir.Value] | None = None,
+        *,
+        clamp_nonneg: bool = False,
+        where: str = "",
+    ) -> ir.Value:
+        """An element of an integer tensor (a 0-d one by default) as an index.
+
+        With ``clamp_nonneg`` the value is ``max(value, 0)``. IREE 3.13
+        zero-extends i8/i16 values cast to ``index`` (``-3 : i8`` becomes
+        253), so narrow values are clamped in i64 before the cast, and an
+        unclamped negative narrow value fails a runtime check instead of
+        silently wrapping.
+        """
         element = tensor.ExtractOp(tensor_value, coords or []).result
         if isinstance(element.type, ir.IndexType):
-            return element
-        return arith.IndexCastOp(self.index, element).result
+            return self.max(element, self.const(0)) if clamp_nonneg else element
+        width = ir.IntegerType(element.type).width
+        if width >= 32:
+            value = arith.IndexCastOp(self.index, element).result
+            return self.max(value, self.const(0)) if clamp_nonneg else value
+        i64 = ir.IntegerType.get_signless(64)
+        wide = arith.ExtSIOp(i64, element).result
+        zero = arith.ConstantOp(i64, 0).result
+        if clamp_nonneg:
+            wide = arith.MaxSIOp(wide, zero).result
+        else:
+            self.check(self.cmp("sge", wide, zero),
+                       f"symshape: a negative i{width} scalar cannot be used as an extent "
+                       f"({where})")
+        return self.mark_nonneg(arith.IndexCastOp(self.index, wide).result)
 
     # -- arithmetic -----------------------------------------------------------
 
@@ -153,8 +179,10 @@ class IndexBuilder:
             return
         self.check(self.cmp("ne", divisor, self.const(0)), message)
 
-    def floordiv(self, lhs: ir.Value, rhs: ir.Value, message: str) -> ir.Value:
-        self._guard_divisor(rhs, message)
+    def floordiv(self, lhs: ir.Value, rhs: ir.Value, message: str, *, guard: bool = True
+                ) -> ir.Value:
+        if guard:
+            self._guard_divisor(rhs, message)
         if self.constant_of(rhs) == 1:
             return lhs
         folded = self._fold(lhs, rhs, lambda a, b: a // b) if self.constant_of(rhs) else None
@@ -165,8 +193,10 @@ class IndexBuilder:
             self._nonneg.add(result)
         return result
 
-    def ceildiv(self, lhs: ir.Value, rhs: ir.Value, message: str) -> ir.Value:
-        self._guard_divisor(rhs, message)
+    def ceildiv(self, lhs: ir.Value, rhs: ir.Value, message: str, *, guard: bool = True
+               ) -> ir.Value:
+        if guard:
+            self._guard_divisor(rhs, message)
         if self.constant_of(rhs) == 1:
             return lhs
         folded = self._fold(lhs, rhs, lambda a, b: -(-a // b)) if self.constant_of(rhs) else None
@@ -177,9 +207,11 @@ class IndexBuilder:
             self._nonneg.add(result)
         return result
 
-    def mod(self, lhs: ir.Value, rhs: ir.Value, message: str) -> ir.Value:
+    def mod(self, lhs: ir.Value, rhs: ir.Value, message: str, *, guard: bool = True
+           ) -> ir.Value:
         """Remainder with the sign of the divisor (Python's ``%``)."""
-        self._guard_divisor(rhs, message)
+        if guard:
+            self._guard_divisor(rhs, message)
         folded = self._fold(lhs, rhs, lambda a, b: a % b) if self.constant_of(rhs) else None
         if folded is not None:
             return folded

@@ -25,6 +25,8 @@ from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
 from symshape_mlir.attributes import decode_shape
+from symshape_mlir.extent import Expr, ShapeExtent, mul, prove_eq, prove_ne
+from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, ExprLowering
 from symshape_mlir.lowering.index_builder import IndexBuilder
@@ -40,11 +42,16 @@ class LoweringState:
 
     builder: IndexBuilder
     axes: AxisBindings
+    #: What inference knows; used to drop checks that provably hold.
+    facts: InferenceState
     #: Lowered index value of every extent-typed value seen so far.
     extents: dict[ir.Value, ir.Value] = field(default_factory=dict)
 
     def exprs(self, op: ir.Operation) -> ExprLowering:
-        return ExprLowering(self.builder, op, self.axes)
+        return ExprLowering(self.builder, op, self.axes, self.facts)
+
+    def proves(self, fn: Callable[[], bool | None]) -> bool:
+        return fn() is True
 
     def extent(self, value: ir.Value) -> ir.Value:
         return self.extents[value]
@@ -103,7 +110,10 @@ def _division(op: ir.Operation, state: LoweringState) -> None:
     lhs, rhs = (state.extent(v) for v in op.operands)
     where = state.exprs(op).where()
     message = f"symshape: division by zero in {kind} ({where})"
-    _define(op, state, getattr(state.builder, kind)(lhs, rhs, message))
+    divisor = state.facts.value(op.operands[1])
+    guard = not (divisor.is_exact and state.proves(
+        lambda: prove_ne(divisor.expr, 0, state.facts.extents)))  # type: ignore[arg-type]
+    _define(op, state, getattr(state.builder, kind)(lhs, rhs, message, guard=guard))
 
 
 @rule("symshape.from_index")
@@ -156,6 +166,72 @@ def _product(b: IndexBuilder, values: Sequence[ir.Value]) -> ir.Value:
     return result
 
 
+def _groups(src: Sequence[ShapeExtent], dst: Sequence[ShapeExtent], state: LoweringState
+            ) -> list[tuple[list[int], list[int]]] | None:
+    """Splits a reshape into groups of one source axis to many target axes (or
+    many to one) whose products provably agree; None when it cannot."""
+    if not all(e.is_exact for e in (*src, *dst)) or not src or not dst:
+        return None
+    ctx = state.facts.extents
+
+    def product(extents: Sequence[ShapeExtent]) -> Expr:
+        return mul(1, *(e.expr for e in extents if e.expr is not None))
+
+    groups: list[tuple[list[int], list[int]]] = []
+    i = j = 0
+    while i < len(src) and j < len(dst):
+        for k in range(1, max(len(src) - i, len(dst) - j) + 1):
+            if i + k <= len(src) and \
+                    prove_eq(product(src[i:i + k]), product(dst[j:j + 1]), ctx) is True:
+                groups.append((list(range(i, i + k)), [j]))
+                i, j = i + k, j + 1
+                break
+            if k > 1 and j + k <= len(dst) and \
+                    prove_eq(product(src[i:i + 1]), product(dst[j:j + k]), ctx) is True:
+                groups.append(([i], list(range(j, j + k))))
+                i, j = i + 1, j + k
+                break
+        else:
+            return None
+    return groups if i == len(src) and j == len(dst) else None
+
+
+def _reassociation(groups: list[list[int]]) -> ir.ArrayAttr:
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, a) for a in g])
+                             for g in groups])
+
+
+def _reshape_by_groups(source: ir.Value, result_type: ir.RankedTensorType,
+                       groups: list[tuple[list[int], list[int]]],
+                       targets: list[ir.Value]) -> ir.Value | None:
+    """``tensor.collapse_shape`` or ``tensor.expand_shape`` when the groups allow."""
+    source_type = ir.RankedTensorType(source.type)
+    if all(len(out) == 1 for _, out in groups):
+        dims = []
+        for ins, _ in groups:
+            sizes = [source_type.shape[a] for a in ins]
+            dims.append(_DYNAMIC if any(source_type.is_dynamic_dim(a) for a in ins)
+                        else _prod_int(sizes))
+        natural = ir.RankedTensorType.get(dims, result_type.element_type)
+        collapsed = tensor.CollapseShapeOp(natural, source,
+                                           _reassociation([g for g, _ in groups])).result
+        return collapsed if natural == result_type else tensor.CastOp(result_type, collapsed).result
+    if all(len(ins) == 1 for ins, _ in groups):
+        static = list(result_type.shape)
+        dynamic = [targets[a] for a in range(result_type.rank) if result_type.is_dynamic_dim(a)]
+        return tensor.ExpandShapeOp(result_type, source, _reassociation([g for _, g in groups]),
+                                    dynamic, ir.DenseI64ArrayAttr.get(static)).result
+    return None
+
+
+def _prod_int(values: Sequence[int]) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
 @rule("symshape.reshape")
 def _reshape(op: ir.Operation, state: LoweringState) -> None:
     b = state.builder
@@ -165,17 +241,37 @@ def _reshape(op: ir.Operation, state: LoweringState) -> None:
     result_type = ir.RankedTensorType(op.results[0].type)
     targets = _targets(op, state, "target", "reshape target")
     _sizes_for(result_type, targets, state, "reshape target")
-    count = _product(b, targets)
-    source_count = _product(b, [b.dim(source, a) for a in range(source_type.rank)])
-    if b.constant_of(count) is None or b.constant_of(count) != b.constant_of(source_count):
-        b.check(b.cmp("eq", count, source_count),
-                f"symshape: reshape target changes the element count ({where})")
-    i64 = ir.IntegerType.get_signless(64)
-    shape_type = ir.RankedTensorType.get([len(targets)], i64)
-    elements = [arith.IndexCastOp(i64, v).result for v in targets]
-    shape = tensor.FromElementsOp(shape_type, elements).result
-    result = tensor.ReshapeOp(result_type, source, shape).result
+    source_extents = state.facts.shape(source)
+    target_extents = [state.exprs(op).extent(tree) for _, tree in
+                      decode_shape(op.attributes["target"]) if tree is not None]
+    groups = _groups(source_extents, target_extents, state)
+    if groups is None:
+        # Not provably a pure split or merge of axes: check the element count
+        # (unless provable) and reshape through an i64 shape tensor.
+        count = _product(b, targets)
+        source_count = _product(b, [b.dim(source, a) for a in range(source_type.rank)])
+        if not _same_count(source_extents, target_extents, state):
+            b.check(b.cmp("eq", count, source_count),
+                    f"symshape: reshape target changes the element count ({where})")
+        result = None
+    else:
+        result = _reshape_by_groups(source, result_type, groups, targets)
+    if result is None:
+        i64 = ir.IntegerType.get_signless(64)
+        shape_type = ir.RankedTensorType.get([len(targets)], i64)
+        elements = [arith.IndexCastOp(i64, v).result for v in targets]
+        shape = tensor.FromElementsOp(shape_type, elements).result
+        result = tensor.ReshapeOp(result_type, source, shape).result
     op.results[0].replace_all_uses_with(result)
+
+
+def _same_count(src: Sequence[ShapeExtent], dst: Sequence[ShapeExtent], state: LoweringState
+                ) -> bool:
+    if not all(e.is_exact for e in (*src, *dst)):
+        return False
+    have = mul(1, *(e.expr for e in src if e.expr is not None))
+    want = mul(1, *(e.expr for e in dst if e.expr is not None))
+    return prove_eq(have, want, state.facts.extents) is True
 
 
 def _parallel(rank: int) -> ir.ArrayAttr:
@@ -215,6 +311,16 @@ def _generic_copy(source: ir.Value, in_map: ir.AffineMap, result_type: ir.Ranked
     return generic.results[0]
 
 
+def _broadcast_proven(state: LoweringState, op: ir.Operation, in_axis: int, out_axis: int
+                      ) -> bool:
+    """Whether input axis ``in_axis`` provably equals its target extent."""
+    have = state.facts.shape(op.operands[0])[in_axis]
+    tree = decode_shape(op.attributes["target"])[out_axis][1]
+    want = state.exprs(op).extent(tree) if tree is not None else None
+    return bool(want is not None and have.is_exact and want.is_exact and
+                prove_eq(have.expr, want.expr, state.facts.extents) is True)  # type: ignore[arg-type]
+
+
 @rule("symshape.broadcast_in_dim")
 def _broadcast_in_dim(op: ir.Operation, state: LoweringState) -> None:
     b = state.builder
@@ -233,6 +339,9 @@ def _broadcast_in_dim(op: ir.Operation, state: LoweringState) -> None:
             selects.append(b.const(0))
             continue
         target = targets[out_axis]
+        if _broadcast_proven(state, op, in_axis, out_axis):
+            selects.append(None)
+            continue
         if b.constant_of(size) is None or b.constant_of(size) != b.constant_of(target):
             ok = b.cmp("eq", size, target)
             if b.constant_of(size) is None:
@@ -321,8 +430,10 @@ def _gather(op: ir.Operation, state: LoweringState) -> None:
             coord = b.const(0) if axis in collapsed else next(offsets)
             if axis in limits:
                 k = start_map.index(axis)
-                start = b.scalar_at(indices, [*batch, b.const(k)])
-                start = b.max(b.min(start, limits[axis]), b.const(0))
+                # Clamping to 0 first, then to the limit (>= 0, checked above),
+                # is the same clamp to [0, limit].
+                start = b.scalar_at(indices, [*batch, b.const(k)], clamp_nonneg=True)
+                start = b.min(start, limits[axis])
                 coord = b.add(start, coord)
             coords.append(coord)
         return tensor.ExtractOp(operand, coords).result

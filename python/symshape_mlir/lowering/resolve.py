@@ -11,12 +11,18 @@ import logging
 
 from mlir import ir
 
+from mlir.dialects import arith
+
+from symshape_mlir.annotations import strip_annotations
+from symshape_mlir.extent import prove_ne
+from symshape_mlir.inference import InferenceOptions, infer
+from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.errors import LoweringError
-from symshape_mlir.lowering.exprs import AXES_ATTR, AxisBindings
+from symshape_mlir.lowering.exprs import AxisBindings, location_text
 from symshape_mlir.lowering.index_builder import IndexBuilder
 from symshape_mlir.lowering.ops import RULES, LoweringState
 
-__all__ = ["resolve_module", "strip_arg_axes", "strip_symshape_attributes"]
+__all__ = ["resolve_module"]
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +41,8 @@ def _collect(root: ir.Operation, predicate) -> list[ir.Operation]:  # type: igno
     return found
 
 
-def _lower_function(func: ir.Operation) -> None:
-    state = LoweringState(IndexBuilder(), AxisBindings(func))
+def _lower_function(func: ir.Operation, facts: InferenceState) -> None:
+    state = LoweringState(IndexBuilder(), AxisBindings(func), facts)
     ops = _collect(func, lambda op: op.name.startswith(_PREFIX))
     for op in ops:
         with ir.InsertionPoint(op), op.location:
@@ -55,23 +61,30 @@ def _lower_function(func: ir.Operation) -> None:
         op.erase()
 
 
-def strip_symshape_attributes(root: ir.Operation) -> None:
-    """Removes every ``symshape.*`` discardable attribute under ``root``."""
-    for op in _collect(root, lambda _: True):
-        names = [name for name in op.attributes if name.startswith(_PREFIX)]
-        for name in names:
-            del op.attributes[name]
+_DIVISIONS = ("arith.divsi", "arith.divui", "arith.floordivsi", "arith.ceildivsi",
+              "arith.ceildivui", "arith.remsi", "arith.remui")
 
 
-def strip_arg_axes(func: ir.Operation) -> None:
-    """Removes ``symshape.axes`` from a function's argument attributes."""
-    if "arg_attrs" not in func.attributes:
-        return
-    cleaned = []
-    for attrs in ir.ArrayAttr(func.attributes["arg_attrs"]):
-        entries = {a.name: a.attr for a in ir.DictAttr(attrs) if a.name != AXES_ATTR}
-        cleaned.append(ir.DictAttr.get(entries))
-    func.attributes["arg_attrs"] = ir.ArrayAttr.get(cleaned)
+def _guard_divisions(func: ir.Operation, facts: InferenceState) -> None:
+    """Guards the user's scalar integer divisions whose divisor may be zero.
+
+    A zero divisor in an ``index``/integer division is undefined behaviour
+    (a SIGFPE on CPU); after this, the call fails with a message instead.
+    Divisions on tensors are elementwise and left alone.
+    """
+    builder = IndexBuilder()
+    for op in _collect(func, lambda o: o.name in _DIVISIONS):
+        divisor = op.operands[1]
+        if isinstance(divisor.type, ir.ShapedType):
+            continue
+        known = facts.value(divisor)
+        if known.is_exact and prove_ne(known.expr, 0, facts.extents) is True:  # type: ignore[arg-type]
+            continue
+        with ir.InsertionPoint(op), op.location:
+            zero = arith.ConstantOp(divisor.type, 0).result
+            builder.check(builder.cmp("ne", divisor, zero),
+                          f"symshape: division by zero in {op.name} at "
+                          f"{location_text(op.location)}")
 
 
 def _check_clean(module: ir.Operation) -> None:
@@ -81,8 +94,13 @@ def _check_clean(module: ir.Operation) -> None:
         types = [v.type for v in op.results] + [v.type for v in op.operands]
         if any("!symshape." in str(t) for t in types):
             raise LoweringError(op.location, f"'{op.name}' still uses a symshape type")
-        if any("#symshape" in str(op.attributes[name]) for name in op.attributes):
-            raise LoweringError(op.location, f"'{op.name}' still carries a symshape attribute")
+        for name in op.attributes:
+            if "#symshape" in str(op.attributes[name]):
+                raise LoweringError(
+                    op.location,
+                    f"attribute '{name}' of '{op.name}' holds a symshape attribute that "
+                    "symshape-resolve cannot lower",
+                )
 
 
 def resolve_module(module: ir.Operation) -> None:
@@ -92,10 +110,11 @@ def resolve_module(module: ir.Operation) -> None:
         LoweringError: at the first construct that cannot be lowered.
     """
     with module.context:
+        facts = infer(module, InferenceOptions())
         funcs = _collect(module, lambda op: op.name == "func.func")
         for func in funcs:
             if func.regions[0].blocks:
-                _lower_function(func)
-            strip_arg_axes(func)
-        strip_symshape_attributes(module)
+                _guard_divisions(func, facts)
+                _lower_function(func, facts)
+        strip_annotations(module, arguments=True)
         _check_clean(module)
