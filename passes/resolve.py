@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 from mlir import ir
 
 from symshape_mlir.lowering import LoweringError, resolve_module
-from symshape_mlir.pipeline import ModulePass
+from symshape_mlir.pipeline import ModulePass, option
 
 __all__ = ["Resolve"]
 
@@ -22,7 +23,9 @@ class Resolve(ModulePass):
     become ``tensor.reshape`` with an ``i64`` shape, broadcasts and gathers
     become ``linalg.generic``, truncations become ``tensor.extract_slice``.
     ``symshape.*`` annotations and ``symshape.axes`` are removed; the output
-    contains no symshape op, type or attribute.
+    contains no symshape op, type or attribute. With ``target=iree``, dynamic
+    axes bounded by a constant get ``util.assume.int`` /
+    ``flow.tensor.tie_shape`` hints (IREE ops, in generic form).
 
     Before::
 
@@ -43,8 +46,15 @@ class Resolve(ModulePass):
     name = "symshape-resolve"
     summary = "Lower symshape ops and attributes to arith/tensor/linalg/cf"
 
+    target: Literal["generic", "iree"] = option(
+        "generic", help="generic: upstream dialects only; iree: also util/flow upper-bound hints"
+    )
+
+    def creates_unregistered_ops(self) -> bool:
+        return self.target == "iree"
+
     def run(self, module: ir.Operation) -> None:
         try:
-            resolve_module(module)
+            resolve_module(module, self.target)
         except LoweringError as error:
             self.error(error.location, error.message)

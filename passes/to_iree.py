@@ -23,7 +23,7 @@ class ToIree(ModulePass):
     pipeline = (
         "symshape-infer-shapes",
         "symshape-verify-contract",
-        "symshape-resolve",
+        "symshape-resolve{target=iree}",
         "canonicalize",
         "cse",
     )

@@ -19,10 +19,11 @@ from symshape_mlir.inference import InferenceOptions, infer
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, location_text
+from symshape_mlir.lowering.hints import insert_upper_bound_hints
 from symshape_mlir.lowering.index_builder import IndexBuilder
 from symshape_mlir.lowering.ops import RULES, LoweringState
 
-__all__ = ["resolve_module"]
+__all__ = ["TARGETS", "resolve_module"]
 
 logger = logging.getLogger(__name__)
 
@@ -103,17 +104,35 @@ def _check_clean(module: ir.Operation) -> None:
                 )
 
 
-def resolve_module(module: ir.Operation) -> None:
+TARGETS = ("generic", "iree")
+
+
+def resolve_module(module: ir.Operation, target: str = "generic") -> None:
     """Lowers all symshape IR in ``module`` in place.
+
+    Args:
+        module: the ``builtin.module``.
+        target: ``generic`` emits upstream dialects only; ``iree`` also turns
+            constant upper bounds into IREE hints (:mod:`.hints`), which
+            needs a context that allows unregistered dialects.
 
     Raises:
         LoweringError: at the first construct that cannot be lowered.
+        ValueError: for an unknown target, or ``iree`` in a context that
+            does not allow unregistered dialects.
     """
+    if target not in TARGETS:
+        raise ValueError(f"unknown target '{target}' (expected one of: {', '.join(TARGETS)})")
+    if target == "iree" and not module.context.allow_unregistered_dialects:
+        raise ValueError("target=iree emits IREE's util/flow ops in generic form: the "
+                         "context must allow unregistered dialects")
     with module.context:
         facts = infer(module, InferenceOptions())
         funcs = _collect(module, lambda op: op.name == "func.func")
         for func in funcs:
             if func.regions[0].blocks:
+                if target == "iree":
+                    insert_upper_bound_hints(func, facts)
                 _guard_divisions(func, facts)
                 _lower_function(func, facts)
         strip_annotations(module, arguments=True)

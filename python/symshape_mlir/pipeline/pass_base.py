@@ -126,6 +126,13 @@ class ModulePass:
         """The pipeline elements a pipeline alias stands for (``pipeline`` by default)."""
         return self.pipeline
 
+    def creates_unregistered_ops(self) -> bool:
+        """Whether this pass emits ops of dialects MLIR does not register here
+        (IREE's ``util``/``flow`` in generic form). The runner then lets the
+        context allow unregistered dialects *before* running: that setting
+        cannot change while a pass manager runs."""
+        return False
+
     def run(self, module: ir.Operation) -> None:
         """Transforms or checks ``module`` (a ``builtin.module``) in place."""
         raise NotImplementedError(f"{self.name} defines neither run() nor pipeline")

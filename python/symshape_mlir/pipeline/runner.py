@@ -166,6 +166,9 @@ class PassPipeline:
         if module.context is not self._context:
             raise ValueError("the module belongs to another context than the pipeline")
         logger.debug("running %s", self.description)
+        if any(isinstance(step, ModulePass) and step.creates_unregistered_ops()
+               for step in self.steps):
+            module.context.allow_unregistered_dialects = True
         self._collector = collector
         sys.stderr.flush()
         try:

@@ -1,0 +1,80 @@
+"""Upper bounds as IREE hints (``symshape-resolve{target=iree}``).
+
+An upper bound is never a shape; when it is a constant it still tells IREE
+something useful. After an op whose result has a dynamic axis bounded by a
+constant, the axis size is wrapped in ``util.assume.int`` and the value in
+``flow.tensor.tie_shape``:
+
+.. code-block:: mlir
+
+    %d = tensor.dim %t, %c0 : tensor<?x4xf32>
+    %h = "util.assume.int"(%d) {assumptions = [[#util.int.assumption<umin = 0, umax = 128>]]}
+        : (index) -> index
+    %t2 = "flow.tensor.tie_shape"(%t, %h) : (tensor<?x4xf32>, index) -> tensor<?x4xf32>
+
+IREE's ops are not registered in this MLIR, so they are built in generic
+form, which ``iree-compile`` parses; the context must allow unregistered
+dialects. IREE does not check these assumptions at run time: they are only
+emitted for bounds inference proved.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, tensor
+
+from symshape_mlir.inference.state import InferenceState
+
+__all__ = ["insert_upper_bound_hints"]
+
+
+def _constant_bounds(facts: InferenceState, value: ir.Value) -> dict[int, int]:
+    shape = facts.facts_of(value).shape or ()
+    type_ = ir.RankedTensorType(value.type)
+    bounds = {}
+    for axis, extent in enumerate(shape):
+        if type_.is_dynamic_dim(axis) and extent.is_upper_bound and extent.expr is not None:
+            constant = extent.expr.const_value
+            if constant is not None and constant >= 0:
+                bounds[axis] = constant
+    return bounds
+
+
+def insert_upper_bound_hints(func: ir.Operation, facts: InferenceState) -> int:
+    """Adds hints after every op with constant-bounded dynamic axes; returns how many."""
+    targets: list[tuple[ir.Operation, ir.Value, dict[int, int]]] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        for result in op.results:
+            if isinstance(result.type, ir.RankedTensorType):
+                bounds = _constant_bounds(facts, result)
+                if bounds:
+                    targets.append((op, result, bounds))
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit, ir.WalkOrder.PRE_ORDER)
+    index = ir.IndexType.get()
+    for op, value, bounds in targets:
+        type_ = ir.RankedTensorType(value.type)
+        users = [use.owner for use in value.uses]
+        with ir.InsertionPoint.after(op), op.location:
+            sizes = []
+            for axis in range(type_.rank):
+                if not type_.is_dynamic_dim(axis):
+                    continue
+                size = tensor.DimOp(value, arith.ConstantOp(index, axis).result).result
+                if axis in bounds:
+                    assumption = ir.Attribute.parse(
+                        f"[[#util.int.assumption<umin = 0, umax = {bounds[axis]}>]]")
+                    size = ir.Operation.create("util.assume.int", results=[index],
+                                               operands=[size],
+                                               attributes={"assumptions": assumption}).result
+                sizes.append(size)
+            tied = ir.Operation.create("flow.tensor.tie_shape", results=[value.type],
+                                       operands=[value, *sizes]).result
+        for user in users:
+            owner = user.operation if isinstance(user, ir.OpView) else user
+            for i, operand in enumerate(owner.operands):
+                if operand == value:
+                    owner.operands[i] = tied
+    return len(targets)
