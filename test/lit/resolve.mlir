@@ -70,6 +70,19 @@ func.func @reshape_expand(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[
 
 // -----
 
+// Constant targets are static in the expanded type; a cast restores the
+// op's (less static) result type.
+// CHECK-LABEL: func.func @reshape_expand_constant_axis
+// CHECK: %[[E:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [%{{.*}}, 1, 64] : tensor<?x64xf32> into tensor<?x1x64xf32>
+// CHECK: %[[C:.*]] = tensor.cast %[[E]] : tensor<?x1x64xf32> to tensor<?x?x64xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @reshape_expand_constant_axis(%x: tensor<?x64xf32> {symshape.axes = #symshape.shape<[batch, 64]>}) -> tensor<?x?x64xf32> {
+  %r = symshape.reshape %x to [batch, 1, 64] : (tensor<?x64xf32>) -> tensor<?x?x64xf32>
+  return %r : tensor<?x?x64xf32>
+}
+
+// -----
+
 // Otherwise the element count is checked at run time and the reshape goes
 // through an i64 shape tensor (IREE rejects index shape tensors).
 // CHECK-LABEL: func.func @reshape_general

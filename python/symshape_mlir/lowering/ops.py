@@ -218,10 +218,18 @@ def _reshape_by_groups(source: ir.Value, result_type: ir.RankedTensorType,
                                            _reassociation([g for g, _ in groups])).result
         return collapsed if natural == result_type else tensor.CastOp(result_type, collapsed).result
     if all(len(ins) == 1 for ins, _ in groups):
-        static = list(result_type.shape)
-        dynamic = [targets[a] for a in range(result_type.rank) if result_type.is_dynamic_dim(a)]
-        return tensor.ExpandShapeOp(result_type, source, _reassociation([g for _, g in groups]),
-                                    dynamic, ir.DenseI64ArrayAttr.get(static)).result
+        # Constant targets are static in the expanded type; a static source
+        # axis must expand into static axes only.
+        constants = [IndexBuilder.constant_of(v) for v in targets]
+        static = [_DYNAMIC if c is None else c for c in constants]
+        for (axis,), outs in groups:
+            if not source_type.is_dynamic_dim(axis) and any(static[a] == _DYNAMIC for a in outs):
+                return None
+        natural = ir.RankedTensorType.get(static, result_type.element_type)
+        dynamic = [targets[a] for a, size in enumerate(static) if size == _DYNAMIC]
+        expanded = tensor.ExpandShapeOp(natural, source, _reassociation([g for _, g in groups]),
+                                        dynamic, ir.DenseI64ArrayAttr.get(static)).result
+        return expanded if natural == result_type else tensor.CastOp(result_type, expanded).result
     return None
 
 

@@ -1,0 +1,484 @@
+"""The ``symshape-specialize`` pass: static shapes for one binding of the named axes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+from mlir import ir
+from mlir.dialects import arith, tensor
+
+from symshape_mlir.attributes import shape_attr, shape_from_attr
+from symshape_mlir.dialects import symshape
+from symshape_mlir.extent.context import is_fresh_name
+from symshape_mlir.extent.errors import ExtentError
+from symshape_mlir.extent.expr import CeilDiv, Expr, FloorDiv, Mod, is_identifier
+from symshape_mlir.extent.guarantee import ShapeExtent
+from symshape_mlir.inference import InferenceError, InferenceOptions, InferenceState, infer
+from symshape_mlir.pipeline import InvalidPipelineError, ModulePass, option
+
+__all__ = ["Specialize", "parse_bindings", "zero_divisor"]
+
+logger = logging.getLogger(__name__)
+
+_AXES_ATTR = "symshape.axes"
+_DYNAMIC = ir.ShapedType.get_dynamic_size()
+_EXTENT_TYPE = "!symshape.extent"
+_SHAPE_ATTR_PREFIX = "#symshape.shape<"
+_SYMSHAPE_PREFIX = "symshape."
+# Discardable annotations (symshape.shape, symshape.value): left as recorded.
+_ANNOTATION_PREFIX = "symshape."
+# Ops that already are constants: nothing to replace.
+_CONSTANT_OPS = frozenset({"arith.constant", "symshape.const"})
+_DIVISIONS = (FloorDiv, CeilDiv, Mod)
+
+
+class Specialize(ModulePass):
+    """Makes every exact extent static under a binding of the named axes.
+
+    Shape inference runs first; an extent becomes static only when it is
+    *exact* and its expression is a constant once the bindings are
+    substituted (and divides by zero nowhere). Upper bounds and unknown
+    extents stay dynamic whatever the bindings: an upper bound is never a
+    shape (``symshape-resolve`` may still turn a bound that became constant
+    into a ``util.assume.int`` hint).
+
+    In every function that no ``func.call`` of the module calls (entry
+    points; a callee's axis names are its own, not the entry's):
+
+    * a tensor argument whose axes become constant gets the static type; a
+      ``tensor.cast`` back to the old type at entry feeds the body;
+    * the bound names are replaced by their values in the arguments'
+      ``symshape.axes`` and in the symshape ops' targets and slice sizes
+      (``batch * 16`` becomes ``512``), so the module stays consistent when
+      it is inferred again;
+    * a result whose returned extents become constant gets the static type
+      (a ``tensor.cast`` before ``func.return``);
+    * an ``index`` or ``!symshape.extent`` result that becomes constant
+      (``tensor.dim``, ``symshape.dim``, arithmetic on them) is replaced by
+      ``arith.constant`` / ``symshape.const``;
+    * a tensor result with dynamic dims that become constant gets the static
+      type: in place for symshape ops (which then also take the static
+      operands), else through a ``tensor.cast`` to the static type and back,
+      which lets ``canonicalize`` make the producer static where the op
+      allows it (``linalg`` ops).
+
+    ``canonicalize`` (part of ``symshape-to-iree``) then propagates the
+    constants: IREE receives static shapes (see ``test/lit/specialize.mlir``).
+
+    Before (``bindings="batch=32"``)::
+
+        func.func @f(%x: tensor<?x64xf32> {symshape.axes = #symshape.shape<[batch, 64]>})
+            -> tensor<?xf32> {
+          %n = symshape.dim %x, 0 : tensor<?x64xf32>
+          %r = symshape.reshape %x to [batch * 64] : (tensor<?x64xf32>) -> tensor<?xf32>
+          ...
+        }
+
+    After::
+
+        func.func @f(%arg0: tensor<32x64xf32> {symshape.axes = #symshape.shape<[32, 64]>})
+            -> tensor<2048xf32> {
+          %x = tensor.cast %arg0 : tensor<32x64xf32> to tensor<?x64xf32>
+          %n = symshape.const 32
+          %r = symshape.reshape %arg0 to [2048] : (tensor<32x64xf32>) -> tensor<2048xf32>
+          %rd = tensor.cast %r : tensor<2048xf32> to tensor<?xf32>
+          ...
+          %s = tensor.cast %rd : tensor<?xf32> to tensor<2048xf32>
+          return %s : tensor<2048xf32>
+        }
+
+    Options:
+        bindings: comma-separated ``NAME=VALUE`` entries (``batch=32,seq=128``);
+            each value a non-negative integer (checked when the pass is
+            created), each name an axis some function of the module declares
+            in ``symshape.axes`` (checked when it runs).
+    """
+
+    name = "symshape-specialize"
+    summary = "Make exact extents static under axis bindings (batch=32,...); bounds stay dynamic"
+
+    bindings: str = option(
+        "", help="axis bindings NAME=VALUE separated by commas, e.g. batch=32,seq=128"
+    )
+
+    def __post_init__(self) -> None:
+        """Parses ``bindings``.
+
+        Raises:
+            InvalidPipelineError: The text is malformed, a value is not a
+                non-negative integer or a name is bound twice.
+        """
+        self._parsed, problems = parse_bindings(self.bindings)
+        if problems:
+            raise InvalidPipelineError(
+                f"{self.name}: invalid bindings '{self.bindings}': " + "; ".join(problems)
+            )
+
+    def run(self, module: ir.Operation) -> None:
+        """Specializes every entry function of ``module`` in place."""
+        declared = declared_axes(module)
+        unknown = [name for name in self._parsed if name not in declared]
+        for name in unknown:
+            known = ", ".join(sorted(declared)) if declared else "none"
+            self.error(
+                module,
+                f"unknown axis '{name}' in bindings (axes declared by symshape.axes: {known})",
+            )
+        if unknown:
+            return
+        try:
+            state = infer(module, InferenceOptions())
+        except InferenceError as error:
+            self.error(error.location, error.message, notes=error.notes)
+            return
+        called = _called_functions(module)
+        for func in _functions(module):
+            symbol = ir.StringAttr(func.attributes["sym_name"]).value
+            if symbol in called:
+                logger.debug("@%s is called inside the module: left dynamic", symbol)
+                continue
+            _FunctionSpecializer(self, func, state, self._parsed).run()
+
+
+def parse_bindings(text: str) -> tuple[dict[str, int], list[str]]:
+    """Parses axis bindings such as ``batch=32, seq=128``.
+
+    Args:
+        text: Comma-separated ``NAME=VALUE`` entries (spaces around entries,
+            names and values are ignored; an empty text binds nothing).
+
+    Returns:
+        The bindings, and one message per problem (a malformed entry, a name
+        that is not an identifier, a value that is not an integer or is
+        negative, a name bound twice). Entries with a problem are left out.
+    """
+    bindings: dict[str, int] = {}
+    problems: list[str] = []
+    if not text.strip():
+        return bindings, problems
+    for raw in text.split(","):
+        entry = raw.strip()
+        name, equals, value_text = (part.strip() for part in entry.partition("="))
+        if not equals:
+            problems.append(f"entry '{entry}' is not NAME=VALUE")
+            continue
+        if not is_identifier(name) or is_fresh_name(name):
+            problems.append(f"entry '{entry}': '{name}' is not an axis name")
+            continue
+        try:
+            value = int(value_text, 10)
+        except ValueError:
+            problems.append(f"entry '{entry}': '{value_text}' is not an integer")
+            continue
+        if value < 0:
+            problems.append(f"axis '{name}' is bound to {value}: extents are non-negative")
+            continue
+        if name in bindings:
+            problems.append(f"axis '{name}' is bound twice (to {bindings[name]} and {value})")
+            continue
+        bindings[name] = value
+    return bindings, problems
+
+
+def declared_axes(module: ir.Operation) -> frozenset[str]:
+    """The axis names the module's functions declare in argument ``symshape.axes``."""
+    names: set[str] = set()
+    for func in _functions(module):
+        if "arg_attrs" not in func.attributes:
+            continue
+        for attrs in ir.ArrayAttr(func.attributes["arg_attrs"]):
+            attrs = ir.DictAttr(attrs)
+            if _AXES_ATTR in attrs:
+                for extent in shape_from_attr(attrs[_AXES_ATTR]):
+                    names.update(n for n in extent.free_symbols if not is_fresh_name(n))
+    return frozenset(names)
+
+
+def _functions(module: ir.Operation) -> list[ir.Operation]:
+    return [
+        op.operation
+        for op in module.regions[0].blocks[0].operations
+        if op.operation.name == "func.func" and op.operation.regions[0].blocks
+    ]
+
+
+def _called_functions(module: ir.Operation) -> set[str]:
+    called: set[str] = set()
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.call":
+            called.add(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return called
+
+
+def zero_divisor(expr: Expr, bindings: Mapping[str, int]) -> Expr | None:
+    """A division (``floordiv``, ``ceildiv``, ``mod``) of ``expr`` whose divisor is 0
+    under ``bindings``, or None.
+
+    Substituting can hide such a division (``(n floordiv n) * n`` becomes 0 at
+    ``n = 0``): callers check this before trusting a substituted constant.
+    """
+    stack, seen = [expr], set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if isinstance(node, _DIVISIONS):
+            try:
+                divisor = node.children[1].substitute(bindings).const_value
+            except ExtentError:
+                divisor = None
+            if divisor == 0:
+                return node
+        stack.extend(node.children)
+    return None
+
+
+def _constant(extent: ShapeExtent | None, bindings: Mapping[str, int]) -> int | None:
+    """The value of an exact extent that is constant under ``bindings``, else None.
+
+    An extent that divides by zero under the bindings is not constant: it
+    stays dynamic and fails at run time, where the division is guarded.
+    """
+    if extent is None or not extent.is_exact or extent.expr is None:
+        return None
+    try:
+        value = extent.expr.substitute(bindings).const_value
+    except ExtentError:
+        return None
+    if value is None or zero_divisor(extent.expr, bindings) is not None:
+        return None
+    return value
+
+
+def _static_type(
+    type_: ir.Type, shape: Sequence[ShapeExtent] | None, bindings: Mapping[str, int]
+) -> ir.RankedTensorType | None:
+    """``type_`` with the dynamic dims that become constant made static; None if none do."""
+    if not isinstance(type_, ir.RankedTensorType) or shape is None or len(shape) != type_.rank:
+        return None
+    dims = list(type_.shape)
+    changed = False
+    for axis, dim in enumerate(dims):
+        if dim != _DYNAMIC:
+            continue
+        value = _constant(shape[axis], bindings)
+        if value is not None and value >= 0:
+            dims[axis] = value
+            changed = True
+    if not changed:
+        return None
+    return ir.RankedTensorType.get(dims, type_.element_type, type_.encoding)
+
+
+class _FunctionSpecializer:
+    """Specializes one entry function (see :class:`Specialize`)."""
+
+    def __init__(
+        self,
+        owner: Specialize,
+        func: ir.Operation,
+        state: InferenceState,
+        bindings: Mapping[str, int],
+    ) -> None:
+        self.owner = owner
+        self.func = func
+        self.state = state
+        self.bindings = bindings
+        self.block = func.regions[0].blocks[0]
+        #: The static value behind each ``tensor.cast`` back to a dynamic type
+        #: that this pass inserted.
+        self.static_of: dict[ir.Value, ir.Value] = {}
+
+    def run(self) -> None:
+        ops = self._body_ops()
+        with self.func.context, self.func.location:
+            type_attr = ir.TypeAttr(self.func.attributes["function_type"])
+            function_type = ir.FunctionType(type_attr.value)
+            # Results first: their facts are those of the returned values,
+            # which may be arguments about to be replaced by their casts.
+            results = self._specialize_results(list(function_type.results))
+            inputs = self._specialize_arguments(list(function_type.inputs))
+            if inputs is not None or results is not None:
+                self.func.attributes["function_type"] = ir.TypeAttr.get(
+                    ir.FunctionType.get(
+                        inputs if inputs is not None else list(function_type.inputs),
+                        results if results is not None else list(function_type.results),
+                    )
+                )
+            self._substitute_axes()
+            for op in ops:
+                self._substitute_payload(op)
+                self._specialize_op(op)
+
+    def _body_ops(self) -> list[ir.Operation]:
+        """Every op of the body (nested ones too), collected before any change."""
+        ops: list[ir.Operation] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op != self.func:
+                ops.append(op)
+            return ir.WalkResult.ADVANCE
+
+        self.func.walk(visit, ir.WalkOrder.PRE_ORDER)
+        return ops
+
+    def _specialize_arguments(self, inputs: list[ir.Type]) -> list[ir.Type] | None:
+        changed = False
+        for index, arg in enumerate(self.block.arguments):
+            old = arg.type
+            new = _static_type(old, self.state.facts_of(arg).shape, self.bindings)
+            if new is None:
+                continue
+            arg.set_type(new)
+            with ir.InsertionPoint.at_block_begin(self.block), self.func.location:
+                cast = tensor.CastOp(old, arg)
+            arg.replace_all_uses_except(cast.result, cast.operation)
+            self.static_of[cast.result] = arg
+            inputs[index] = new
+            changed = True
+        return inputs if changed else None
+
+    def _returns(self) -> list[ir.Operation]:
+        return [
+            op.operation
+            for block in self.func.regions[0].blocks
+            for op in block.operations
+            if op.operation.name == "func.return"
+        ]
+
+    def _specialize_results(self, results: list[ir.Type]) -> list[ir.Type] | None:
+        returns = self._returns()
+        if not returns:
+            return None
+        changed = False
+        for index, old in enumerate(results):
+            candidates = {
+                _static_type(old, self.state.facts_of(ret.operands[index]).shape, self.bindings)
+                for ret in returns
+            }
+            if len(candidates) != 1:
+                continue
+            new = candidates.pop()
+            if new is None:
+                continue
+            for ret in returns:
+                with ir.InsertionPoint(ret), ret.location:
+                    cast = tensor.CastOp(new, ret.operands[index])
+                ret.operands[index] = cast.result
+            results[index] = new
+            changed = True
+        return results if changed else None
+
+    def _substitute_shape(self, attr: ir.Attribute, where: ir.Operation, what: str
+                          ) -> ir.Attribute:
+        """``attr`` (a ``#symshape.shape``) with the bound names replaced by their values.
+
+        An extent that divides by zero under the bindings is an error: the
+        value the algebra would give it (``0 * (0 floordiv 0)`` is 0) would
+        hide the division from the program.
+        """
+        extents = shape_from_attr(attr)
+        for index, extent in enumerate(extents):
+            division = None if extent.expr is None else zero_divisor(extent.expr, self.bindings)
+            if division is not None:
+                self.owner.error(
+                    where,
+                    f"{what} extent {index} '{extent.expr}' divides by zero under the bindings "
+                    f"({_format_bindings(self.bindings)}): '{division}'",
+                )
+                return attr
+        substituted = tuple(e.substitute(self.bindings) for e in extents)
+        if substituted == extents:
+            return attr
+        return shape_attr(substituted, self.func.context)
+
+    def _substitute_axes(self) -> None:
+        """Replaces bound names by their values in the arguments' ``symshape.axes``."""
+        if "arg_attrs" not in self.func.attributes:
+            return
+        entries = []
+        changed = False
+        for attrs in ir.ArrayAttr(self.func.attributes["arg_attrs"]):
+            named = {a.name: a.attr for a in ir.DictAttr(attrs)}
+            if _AXES_ATTR in named:
+                new = self._substitute_shape(named[_AXES_ATTR], self.func, _AXES_ATTR)
+                changed = changed or new != named[_AXES_ATTR]
+                named[_AXES_ATTR] = new
+            entries.append(ir.DictAttr.get(named))
+        if changed:
+            self.func.attributes["arg_attrs"] = ir.ArrayAttr.get(entries)
+
+    def _substitute_payload(self, op: ir.Operation) -> None:
+        """Replaces bound names by their values in the op's shape attributes (targets, sizes)."""
+        for name in list(op.attributes):
+            if name.startswith(_ANNOTATION_PREFIX):
+                continue  # what inference recorded before: kept for check-guarantees
+            attr = op.attributes[name]
+            if str(attr).startswith(_SHAPE_ATTR_PREFIX):
+                new = self._substitute_shape(attr, op, f"'{op.name}' {name}")
+                if new != attr:
+                    op.attributes[name] = new
+
+    def _specialize_op(self, op: ir.Operation) -> None:
+        if op.name in _CONSTANT_OPS:
+            return
+        symshape_op = op.name.startswith(_SYMSHAPE_PREFIX)
+        if symshape_op:
+            # Our own ops take static operands and results as they are: their
+            # lowering then sees the static types directly.
+            for index, operand in enumerate(op.operands):
+                static = self.static_of.get(operand)
+                if static is not None:
+                    op.operands[index] = static
+        for result in op.results:
+            facts = self.state.facts.get(result)
+            if facts is None:
+                continue
+            if isinstance(result.type, ir.IndexType) or str(result.type) == _EXTENT_TYPE:
+                self._replace_value(op, result, facts.value)
+            elif isinstance(result.type, ir.RankedTensorType):
+                self._make_static(op, result, facts.shape, in_place=symshape_op)
+
+    def _replace_value(self, op: ir.Operation, result: ir.Value, extent: ShapeExtent | None
+                       ) -> None:
+        value = _constant(extent, self.bindings)
+        if value is None or not any(True for _ in result.uses):
+            return
+        with ir.InsertionPoint(op), op.location:
+            if isinstance(result.type, ir.IndexType):
+                constant = arith.ConstantOp(result.type, value).result
+            else:
+                # The generated op classes are star-imported: invisible to mypy.
+                constant = symshape.ConstOp(result.type, value).result  # type: ignore[attr-defined]
+        result.replace_all_uses_with(constant)
+
+    def _make_static(self, op: ir.Operation, result: ir.Value,
+                     shape: Sequence[ShapeExtent] | None, *, in_place: bool) -> None:
+        """Gives ``result`` its static type: in place, or through a ``tensor.cast`` pair."""
+        new = _static_type(result.type, shape, self.bindings)
+        if new is None or not any(True for _ in result.uses):
+            return
+        old = result.type
+        with ir.InsertionPoint.after(op), op.location:
+            if in_place:
+                result.set_type(new)
+                static = result
+                back = tensor.CastOp(old, result)
+                keep = back.operation
+            else:
+                to_static = tensor.CastOp(new, result)
+                static = to_static.result
+                back = tensor.CastOp(old, static)
+                keep = to_static.operation
+        result.replace_all_uses_except(back.result, keep)
+        self.static_of[back.result] = static
+
+
+def _format_bindings(bindings: Mapping[str, int]) -> str:
+    return ", ".join(f"{name} = {value}" for name, value in bindings.items())
