@@ -437,9 +437,9 @@ class _FunctionSpecializer:
                 if static is not None:
                     op.operands[index] = static
         for result in op.results:
-            facts = self.state.facts.get(result)
-            if facts is None:
+            if result not in self.state.facts:
                 continue
+            facts = self.state.facts_of(result)
             if isinstance(result.type, ir.IndexType) or str(result.type) == _EXTENT_TYPE:
                 self._replace_value(op, result, facts.value)
             elif isinstance(result.type, ir.RankedTensorType):

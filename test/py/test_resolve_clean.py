@@ -5,7 +5,8 @@ parses and infers cleanly is resolved; the output must hold no symshape op,
 type or attribute and must parse and verify in a context that knows only the
 upstream dialects. The constructs resolution cannot lower (a symshape
 attribute stored under a user's attribute name, an extent value returned
-from a function) must be located errors instead.
+from a function, a named symbol no argument declares) must be located
+errors instead.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ CHUNKS = _chunks()
 LOWERING_ERRORS = (
     "symshape-resolve cannot lower",
     "extent values cannot cross function or region boundaries",
+    "is not bound by any function argument's 'symshape.axes'",
 )
 SYMSHAPE_IR = re.compile(r'[#!]symshape\b|^\s*(%\S+ = )?"?symshape\.|symshape\.(shape|value|axes) =',
                          re.MULTILINE)

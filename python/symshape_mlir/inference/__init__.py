@@ -5,6 +5,15 @@ module and returns the :class:`InferenceState` holding the facts of every
 value; :func:`annotate` writes them as ``symshape.shape`` /
 ``symshape.value`` attributes.
 
+* :mod:`~symshape_mlir.inference.engine` — functions, blocks, the merge
+  policies and joins;
+* :mod:`~symshape_mlir.inference.state` — facts, fresh symbols and the
+  unification of fresh symbols with the extents they must equal;
+* :mod:`~symshape_mlir.inference.registry` — rules by op name;
+* :mod:`~symshape_mlir.inference.rules` — one module per op family
+  (``scf.for``'s fixed-point rule is documented in
+  :mod:`~symshape_mlir.inference.rules.scf`).
+
 Example:
     >>> state = infer(module.operation, InferenceOptions(policy="refine"))
     >>> state.shape(value)            # (Exact(batch), Exact(768))

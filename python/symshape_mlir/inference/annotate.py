@@ -1,14 +1,21 @@
 """Writing inferred facts into the IR for FileCheck.
 
-Every op with a ranked tensor result gets ``symshape.shape`` (one shape, or a
-list of shapes for several results); a single-result op whose integer,
-index or extent value is known gets ``symshape.value`` (an extent, or the
-elements of a 1-D integer result as a shape):
+Every inferred op with a ranked tensor result gets ``symshape.shape`` (one
+shape, or a list of shapes for several results, ``[]`` for a result that is
+not a ranked tensor); a single-result op whose integer, index or extent value
+is known gets ``symshape.value`` (an extent), and one whose result is a small
+integer tensor with propagated elements gets ``symshape.value`` holding the
+elements as a shape:
 
 .. code-block:: mlir
 
     %d = tensor.dim %x, %c0 {symshape.value = #symshape.extent<batch>} : ...
     %e = tensor.empty(%d) {symshape.shape = #symshape.shape<[batch, 4]>} : ...
+    %s = tensor.from_elements %d, %c4 {symshape.shape = #symshape.shape<[2]>,
+                                       symshape.value = #symshape.shape<[batch, 4]>} : ...
+
+Ops nested in ``linalg`` bodies are not inferred (scalar payload code) and
+get nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 from mlir import ir
 
 from symshape_mlir.attributes import extent_attr, shape_attr
+from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference.state import InferenceState
 
 __all__ = ["SHAPE_ATTR", "VALUE_ATTR", "annotate"]
@@ -24,24 +32,49 @@ SHAPE_ATTR = "symshape.shape"
 VALUE_ATTR = "symshape.value"
 
 
+class _Attributes:
+    """Shape and extent attributes of one context, cached by identity then value."""
+
+    def __init__(self, context: ir.Context) -> None:
+        self.context = context
+        self.by_id: dict[int, tuple[tuple[ShapeExtent, ...], ir.Attribute]] = {}
+        self.by_value: dict[tuple[ShapeExtent, ...], ir.Attribute] = {}
+        self.extents: dict[ShapeExtent, ir.Attribute] = {}
+
+    def shape(self, extents: tuple[ShapeExtent, ...]) -> ir.Attribute:
+        hit = self.by_id.get(id(extents))
+        if hit is not None and hit[0] is extents:
+            return hit[1]
+        attr = self.by_value.get(extents)
+        if attr is None:
+            attr = self.by_value[extents] = shape_attr(extents, self.context)
+        self.by_id[id(extents)] = (extents, attr)
+        return attr
+
+    def extent(self, extent: ShapeExtent) -> ir.Attribute:
+        attr = self.extents.get(extent)
+        if attr is None:
+            attr = self.extents[extent] = extent_attr(extent, self.context)
+        return attr
+
+
 def annotate(module: ir.Operation, state: InferenceState) -> None:
-    """Annotates every op under ``module`` with the facts in ``state``."""
-    context = module.context
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        results = op.results
-        if not results or op.name == "func.func":
-            return ir.WalkResult.ADVANCE
-        facts = [state.facts.get(r) for r in results]
-        shapes = [f.shape if f is not None else None for f in facts]
+    """Annotates every op inferred in ``state`` (under ``module``) with its facts."""
+    cache = _Attributes(module.context)
+    facts_of = state.facts_of
+    for op, values in state.inferred_ops:
+        attributes = op.attributes
+        if len(values) == 1:
+            facts = facts_of(values[0])
+            if facts.shape is not None:
+                attributes[SHAPE_ATTR] = cache.shape(facts.shape)
+            if facts.value is not None:
+                if facts.value.strength:
+                    attributes[VALUE_ATTR] = cache.extent(facts.value)
+            elif facts.elements is not None:
+                attributes[VALUE_ATTR] = cache.shape(facts.elements)
+            continue
+        shapes = [facts_of(v).shape for v in values]
         if any(s is not None for s in shapes):
-            attrs = [shape_attr(s or (), context) for s in shapes]
-            op.attributes[SHAPE_ATTR] = attrs[0] if len(attrs) == 1 else ir.ArrayAttr.get(attrs)
-        if len(results) == 1 and facts[0] is not None:
-            if facts[0].value is not None and not facts[0].value.is_unknown:
-                op.attributes[VALUE_ATTR] = extent_attr(facts[0].value, context)
-            elif facts[0].elements is not None and shapes[0] is None:
-                op.attributes[VALUE_ATTR] = shape_attr(facts[0].elements, context)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+            attributes[SHAPE_ATTR] = ir.ArrayAttr.get(
+                [cache.shape(s or ()) for s in shapes], context=cache.context)

@@ -2,80 +2,245 @@
 
 For every ``func.func``, arguments are seeded from ``symshape.axes``
 (``#symshape.shape<[batch, 512]>``; dynamic axes without a name get fresh
-symbols), then ops are visited in order. Each result's facts come from its
-op's rule (ops without one get what their type states), are reconciled with
-the static dims of the result type (a static dim is a fact; a provably
-different inferred extent is an error), and merged with an existing
-``symshape.shape`` annotation under the run's policy. Region ops
-(``scf.if``/``scf.for``) and ``func.call`` rules call back into the engine.
+symbols ``_dN``, index and integer arguments a fresh symbol for their value),
+then ops are visited in order. Each result's facts come from its op's rule
+(ops without one get what their type states, unknown where dynamic), are
+reconciled with the static dims of the result type (a static dim is a fact;
+a provably different inferred extent is an error), and merged with an
+existing ``symshape.shape`` annotation under the run's policy:
+
+=========  ==================================================================
+policy     per axis, annotation ``A`` (existing) and inference ``I``
+=========  ==================================================================
+skip       ``A`` is kept as is (``I`` is dropped).
+override   ``I`` replaces ``A``.
+refine     the more specific of the two: a constant > a symbolic exact
+           extent > one over fresh symbols > an upper bound > unknown; on a
+           tie ``A`` is kept. Two exact extents that are provably different
+           are an error.
+strict     ``I`` is kept; ``A`` must follow from it (``?`` always does,
+           ``ub(a)`` when ``I`` is provably at most ``a``, an exact ``a`` when
+           ``I`` is provably exactly ``a``), anything else is an error.
+=========  ==================================================================
+
+Under every policy the kept extents must agree with static dims of the
+result type. Errors are errors under every policy, ``skip`` included: they
+are raised as :class:`~symshape_mlir.inference.errors.InferenceError` at the
+op's location, never logged and dropped.
+
+Region ops (``scf.if``/``scf.for``) and ``func.call`` rules call back into
+:func:`infer_block` and :func:`infer_function`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from mlir import ir
 
 from symshape_mlir.attributes import shape_from_attr
+from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.expr import Const
-from symshape_mlir.extent.guarantee import ShapeExtent
-from symshape_mlir.extent.prove import prove_eq, prove_lt
-from symshape_mlir.inference.errors import InferenceError, ShapeInferenceError
+from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, join
+from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt
+from symshape_mlir.inference.errors import InferenceError, OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.registry import RULES
-from symshape_mlir.inference.state import InferenceState, type_shape
+from symshape_mlir.inference.state import InferenceState, describe, type_shape
 
-__all__ = ["AXES_ATTR", "SHAPE_ATTR", "infer_block", "infer_function", "infer_module"]
+__all__ = [
+    "AXES_ATTR",
+    "SHAPE_ATTR",
+    "FunctionSummary",
+    "infer_block",
+    "infer_function",
+    "infer_module",
+    "infer_nested",
+    "infer_op",
+    "join_facts",
+    "specificity",
+]
 
 logger = logging.getLogger(__name__)
 
 SHAPE_ATTR = "symshape.shape"
 AXES_ATTR = "symshape.axes"
 
+_ADVANCE = ir.WalkResult.ADVANCE
+_SKIP = ir.WalkResult.SKIP
+_INTERRUPT = ir.WalkResult.INTERRUPT
+_PRE_ORDER = ir.WalkOrder.PRE_ORDER
+
+
+_NO_FACTS = ValueFacts()
+
+
+class FunctionSummary(NamedTuple):
+    """What callers need of an inferred function.
+
+    Attributes:
+        arguments: the entry block arguments (their facts are the
+            parameters of the summary), ``None`` for a declaration.
+        results: facts of the returned values (joined over every
+            ``func.return``), ``None`` for a declaration.
+    """
+
+    arguments: tuple[ir.Value, ...] | None
+    results: tuple[ValueFacts, ...] | None
+
+
+# -- functions -------------------------------------------------------------------------
+
 
 def infer_module(module: ir.Operation, state: InferenceState) -> None:
-    """Infers every function of ``module`` (callees before their callers)."""
-    for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func":
-            infer_function(op.operation, state)
+    """Infers every function of ``module`` (a callee before the first caller that needs it)."""
+    functions = state.cache.setdefault("functions", {})
+    body = [op.operation for op in module.regions[0].blocks[0].operations]
+    for op in body:
+        if op.name == "func.func":
+            functions[ir.StringAttr(op.attributes["sym_name"]).value] = op
+    for op in body:
+        if op.name == "func.func":
+            infer_function(op, state)
 
 
-def infer_function(func: ir.Operation, state: InferenceState) -> None:
-    """Infers one function once (a later call returns at once)."""
-    marker = ("function", func)
+def infer_function(func: ir.Operation, state: InferenceState) -> FunctionSummary | None:
+    """Infers one function once and returns its summary.
+
+    Returns ``None`` while the function is being inferred (a recursive call).
+    """
+    name = ir.StringAttr(func.attributes["sym_name"]).value
+    summaries: dict[object, object] = state.cache.setdefault("summaries", {})
+    known = summaries.get(name)
+    if known is not None:
+        return known  # type: ignore[return-value]
+    marker = ("function", name)
     if marker in state.done:
-        return
+        return None
     state.done.add(marker)
-    if not func.regions[0].blocks:
-        return
-    block = func.regions[0].blocks[0]
+    region = func.regions[0]
+    if not region.blocks:
+        summary = FunctionSummary(None, None)
+        summaries[name] = summary
+        return summary
+    entry = region.blocks[0]
     arg_attrs = (
         list(ir.ArrayAttr(func.attributes["arg_attrs"])) if "arg_attrs" in func.attributes else []
     )
-    for index, arg in enumerate(block.arguments):
-        state.set(arg, _seed_argument(arg, arg_attrs[index] if index < len(arg_attrs) else None, state))
-    infer_block(block, state)
+    arguments = tuple(entry.arguments)
+    for index, arg in enumerate(arguments):
+        attrs = arg_attrs[index] if index < len(arg_attrs) else None
+        state.set(arg, _seed_argument(index, arg, attrs, state))
+    floor = state.enter_function()
+    try:
+        if len(region.blocks) == 1:
+            infer_nested(func, state)
+        else:
+            # Only the entry block surely runs; later blocks are conditional.
+            infer_block(entry, state)
+            state.enter_region()
+            for block in list(region.blocks)[1:]:
+                infer_block(block, state)
+    finally:
+        state.leave_region(floor)
+    returned: list[list[ValueFacts]] = []
+    for block in region.blocks:
+        ops = block.operations
+        if len(ops) and ops[len(ops) - 1].operation.name == "func.return":
+            returned.append([state.facts_of(v) for v in ops[len(ops) - 1].operation.operands])
+    results = None
+    if returned:
+        results = tuple(
+            _join_all([facts[i] for facts in returned], func, state)
+            for i in range(len(returned[0]))
+        )
+    summary = FunctionSummary(arguments, results)
+    summaries[name] = summary
+    return summary
 
 
-def _seed_argument(arg: ir.Value, attrs: ir.Attribute | None, state: InferenceState) -> ValueFacts:
+def _join_all(facts: list[ValueFacts], op: ir.Operation, state: InferenceState) -> ValueFacts:
+    joined = facts[0]
+    for other in facts[1:]:
+        joined = join_facts(joined, other, op, state)
+    return joined
+
+
+def _seed_argument(
+    index: int, arg: ir.Value, attrs: ir.Attribute | None, state: InferenceState
+) -> ValueFacts:
     declared = None
     if attrs is not None:
         attrs = ir.DictAttr(attrs)
         if AXES_ATTR in attrs:
             declared = shape_from_attr(attrs[AXES_ATTR])
-    shape = type_shape(arg.type)
-    if shape is None:
-        return ValueFacts(value=state.fresh(arg) if _is_integer(arg.type) else None)
-    extents = [
-        declared[axis] if declared is not None else (extent if extent.is_exact else state.fresh())
-        for axis, extent in enumerate(shape)
-    ]
+    stated = type_shape(arg.type)
+    if stated is None:
+        if declared is not None:
+            raise OpUsageError(
+                arg.location,
+                f"'{AXES_ATTR}' of argument #{index} needs a ranked tensor, got {arg.type}",
+            )
+        # A scalar argument may be negative, and symbols are not: its value is
+        # unknown (where it is used as a size, that size gets a fresh symbol).
+        return ValueFacts()
+    if declared is None:
+        return ValueFacts(shape=tuple(
+            extent if extent.is_exact else state.fresh((arg, axis))
+            for axis, extent in enumerate(stated)))
+    if len(declared) != len(stated):
+        raise OpUsageError(
+            arg.location,
+            f"'{AXES_ATTR}' of argument #{index} has {len(declared)} extents but the "
+            f"argument has rank {len(stated)}",
+        )
+    extents = []
+    for axis, (name, static) in enumerate(zip(declared, stated, strict=True)):
+        if name.is_unknown:
+            extents.append(static if static.is_exact else state.fresh((arg, axis)))
+        elif static.is_exact:
+            # The static size is the fact; the declaration must not contradict it.
+            if _contradicts(name, static, state):
+                raise ShapeInferenceError(
+                    arg.location,
+                    f"'{AXES_ATTR}' of argument #{index} declares axis {axis} as '{name}' "
+                    f"but its type has the static extent {static}",
+                )
+            extents.append(static)
+        else:
+            extents.append(name)
     return ValueFacts(shape=tuple(extents))
 
 
-def _is_integer(type_: ir.Type) -> bool:
-    return isinstance(type_, (ir.IndexType, ir.IntegerType))
+# -- blocks and ops ----------------------------------------------------------------------
+
+
+def infer_nested(op: ir.Operation, state: InferenceState) -> None:
+    """Infers the ops directly nested in ``op``'s regions, in order.
+
+    Ops with regions are responsible for theirs (through their rule's region
+    mode).
+    """
+    root = True
+    failure: BaseException | None = None
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        nonlocal root, failure
+        if root:
+            root = False
+            return _ADVANCE
+        try:
+            infer_op(inner, state)
+        except BaseException as exc:  # re-raised below, outside the C++ walk
+            failure = exc
+            return _INTERRUPT
+        return _SKIP
+
+    op.walk(visit, _PRE_ORDER)
+    if failure is not None:
+        raise failure
 
 
 def infer_block(block: ir.Block, state: InferenceState) -> None:
@@ -84,132 +249,290 @@ def infer_block(block: ir.Block, state: InferenceState) -> None:
         infer_op(op.operation, state)
 
 
+def _infer_conditional(op: ir.Operation, state: InferenceState) -> None:
+    """Infers the regions of ``op`` as code that may run zero or many times."""
+    floor = state.enter_region()
+    try:
+        infer_nested(op, state)
+    finally:
+        state.leave_region(floor)
+
+
 def infer_op(op: ir.Operation, state: InferenceState) -> None:
-    rule = RULES.get(op.name)
-    results = op.results
-    if rule is None:
-        for region in op.regions:
-            for block in region.blocks:
-                infer_block(block, state)
-        inferred: Sequence[ValueFacts | None] = [None] * len(results)
+    """Applies ``op``'s rule and records the facts of its results."""
+    entry = RULES.get(op.name)
+    if entry is None:
+        if len(op.regions):
+            _infer_conditional(op, state)
+        inferred: Sequence[ValueFacts | None] = ()
+        typed = False
     else:
+        if entry.regions == "infer" and len(op.regions):
+            _infer_conditional(op, state)
         try:
-            inferred = rule(op, state)
+            inferred = entry.fn(op, state)
         except InferenceError:
             raise
         except (ValueError, ArithmeticError) as exc:
             raise ShapeInferenceError(op.location, str(exc)) from exc
-    existing = _existing_annotation(op)
-    for index, result in enumerate(results):
+        typed = entry.typed
+    results = op.results
+    count = len(results)
+    if count == 0:
+        return
+    annotated = SHAPE_ATTR in op.attributes
+    if count == 1:
+        # The common case, kept lean.
+        result = op.result
+        facts = inferred[0] if inferred else None
+        if facts is None or not typed:
+            facts = _reconcile_with_type(op, 0, result.type, facts, state)
+        if annotated:
+            existing = _existing_annotation(op, 1)[0]
+            if existing is not None and facts.shape is not None:
+                facts = _merge(op, 0, result.type, facts, existing, state)
+        if state.generation:
+            state.set(result, facts)
+        else:
+            state.facts[result] = facts
+        state.inferred_ops.append((op, (result,)))
+        return
+    values = tuple(results)
+    shapes = _existing_annotation(op, count) if annotated else None
+    for index, result in enumerate(values):
         facts = inferred[index] if index < len(inferred) else None
-        facts = _reconcile_with_type(op, index, result.type, facts, state)
-        if existing is not None and facts.shape is not None:
-            facts = _merge(op, index, facts, existing[index], state)
+        if facts is None or not typed:
+            facts = _reconcile_with_type(op, index, result.type, facts, state)
+        if shapes is not None and shapes[index] is not None and facts.shape is not None:
+            facts = _merge(op, index, result.type, facts, shapes[index], state)  # type: ignore[arg-type]
         state.set(result, facts)
+    state.inferred_ops.append((op, values))
 
 
-def _existing_annotation(op: ir.Operation) -> list[tuple[ShapeExtent, ...] | None] | None:
-    if SHAPE_ATTR not in op.attributes:
-        return None
+def _existing_annotation(
+    op: ir.Operation, count: int
+) -> list[tuple[ShapeExtent, ...] | None]:
     attr = op.attributes[SHAPE_ATTR]
-    if isinstance(attr, ir.ArrayAttr):
-        return [shape_from_attr(a) for a in attr]
-    return [shape_from_attr(attr)]
+    try:
+        if isinstance(attr, ir.ArrayAttr):
+            shapes: list[tuple[ShapeExtent, ...] | None] = [shape_from_attr(a) for a in attr]
+        else:
+            shapes = [shape_from_attr(attr)]
+    except TypeError:
+        raise OpUsageError(
+            op.location,
+            f"'{SHAPE_ATTR}' must be a #symshape.shape or an array of them, got {attr}",
+        ) from None
+    if len(shapes) != count:
+        raise OpUsageError(
+            op.location,
+            f"'{SHAPE_ATTR}' holds {len(shapes)} shapes but the op has {count} results",
+        )
+    return shapes
+
+
+def _type_info(
+    state: InferenceState, type_: ir.Type
+) -> tuple[tuple[ShapeExtent, ...] | None, tuple[int, ...]]:
+    """The stated extents of a type and its static axes (cached per run)."""
+    cache = state.cache.setdefault("types", {})
+    info = cache.get(type_)
+    if info is None:
+        stated = type_shape(type_)
+        static = () if stated is None else tuple(
+            a for a, e in enumerate(stated) if e.strength == 2)
+        info = cache[type_] = (stated, static)
+    return info  # type: ignore[return-value]
 
 
 def _reconcile_with_type(
-    op: ir.Operation, index: int, type_: ir.Type, facts: ValueFacts | None, state: InferenceState
+    op: ir.Operation, index: int, type_: ir.Type, facts: ValueFacts | None,
+    state: InferenceState,
 ) -> ValueFacts:
-    stated = type_shape(type_)
-    if facts is None:
-        facts = ValueFacts(shape=stated)
-    if stated is None or facts.shape is None:
-        return facts
-    if len(facts.shape) != len(stated):
+    stated, static_axes = _type_info(state, type_)
+    if stated is None:
+        return facts if facts is not None else _NO_FACTS
+    shape = facts.shape if facts is not None else None
+    if shape is None:
+        origins = None
+        if len(static_axes) != len(stated):
+            here = Origin(op.name, op.location)
+            origins = tuple(None if e.strength == 2 else here for e in stated)
+        if facts is None:
+            return ValueFacts(stated, None, None, origins)
+        return ValueFacts(stated, facts.value, facts.elements, origins)
+    assert facts is not None
+    if len(shape) != len(stated):
         raise ShapeInferenceError(
             op.location,
             f"result #{index} has rank {len(stated)} but its shape rule inferred rank "
-            f"{len(facts.shape)}",
+            f"{len(shape)}",
         )
-    extents = list(facts.shape)
-    origins = list(facts.origins or (None,) * len(extents))
-    for axis, (have, static) in enumerate(zip(facts.shape, stated)):
-        if not static.is_exact:
-            if not have.is_exact and origins[axis] is None:
-                origins[axis] = Origin(op.name, op.location)
+    extents: list[ShapeExtent] | None = None
+    for axis in static_axes:
+        have, static = shape[axis], stated[axis]
+        if have is static or (have.strength == 2 and have.expr is static.expr):
             continue
-        if have.is_exact and prove_eq(have.expr, static.expr, state.extents, fallback=False) is False:
+        if have.strength == 2 and prove_eq(
+                have.expr, static.expr, state.extents, fallback=False) is False:  # type: ignore[arg-type]
             raise ShapeInferenceError(
                 op.location,
                 f"result #{index} dimension {axis} is {static} but the inferred extent is {have}",
             )
-        if have.is_upper_bound and have.expr is not None and _provably_less(have, static, state):
+        if have.strength == 1 and prove_lt(
+                have.expr, static.expr, state.extents, fallback=False) is True:  # type: ignore[arg-type]
             raise ShapeInferenceError(
                 op.location,
                 f"result #{index} dimension {axis} is {static} but the inferred extent is {have}",
             )
+        if have.strength == 2:
+            # The type states the size: a fresh symbol for it adopts it.
+            state.unify(have, static, op, describe("result #{} dimension {}", index, axis))
+        if extents is None:
+            extents = list(shape)
         extents[axis] = static
-        origins[axis] = None
-    return ValueFacts(
-        shape=tuple(extents), value=facts.value, elements=facts.elements, origins=tuple(origins)
-    )
+    origins = facts.origins
+    weak = [axis for axis, e in enumerate(extents or shape) if e.strength != 2]
+    if weak and (origins is None or any(origins[a] is None for a in weak)):
+        here = Origin(op.name, op.location)
+        filled = list(origins or (None,) * len(shape))
+        for axis in weak:
+            filled[axis] = filled[axis] or here
+        origins = tuple(filled)
+    if extents is None and origins is facts.origins:
+        return facts
+    final = tuple(extents) if extents is not None else shape
+    if origins is not None:
+        origins = tuple(o if final[a].strength != 2 else None for a, o in enumerate(origins))
+    return ValueFacts(final, facts.value, facts.elements, origins)
 
 
-def _provably_less(bound: ShapeExtent, static: ShapeExtent, state: InferenceState) -> bool:
-    return prove_lt(bound.expr, static.expr, state.extents, fallback=False) is True  # type: ignore[arg-type]
+# -- policies ------------------------------------------------------------------------------
 
 
-def _strength(extent: ShapeExtent) -> int:
-    if extent.is_exact and isinstance(extent.expr, Const):
-        return 3
-    return extent.strength
+def specificity(extent: ShapeExtent) -> int:
+    """How much an extent says: 4 constant, 3 symbolic exact, 2 exact over fresh
+    symbols, 1 upper bound, 0 unknown."""
+    if extent.strength != 2:
+        return extent.strength
+    expr = extent.expr
+    if isinstance(expr, Const):
+        return 4
+    if any(is_fresh_name(name) for name in expr.free_symbols):  # type: ignore[union-attr]
+        return 2
+    return 3
 
 
 def _merge(
     op: ir.Operation,
     index: int,
+    type_: ir.Type,
     inferred: ValueFacts,
-    existing: tuple[ShapeExtent, ...] | None,
+    existing: tuple[ShapeExtent, ...],
     state: InferenceState,
 ) -> ValueFacts:
     """Merges inferred facts with an existing annotation under the policy."""
-    if existing is None or inferred.shape is None:
-        return inferred
+    shape = inferred.shape
+    assert shape is not None
     policy = state.options.policy
-    if len(existing) != len(inferred.shape):
+    if len(existing) != len(shape):
         raise ShapeInferenceError(
             op.location,
-            f"existing annotation of result #{index} has rank {len(existing)} but the result "
-            f"has rank {len(inferred.shape)}",
+            f"'{SHAPE_ATTR}' of result #{index} has rank {len(existing)} but the result "
+            f"has rank {len(shape)}",
         )
     if policy == "override":
         return inferred
-    if policy == "skip":
-        return ValueFacts(shape=existing, value=inferred.value, elements=inferred.elements)
-    extents = list(inferred.shape)
+    ctx = state.extents
+    extents = list(shape)
     origins = list(inferred.origins or (None,) * len(extents))
-    for axis, (old, new) in enumerate(zip(existing, inferred.shape)):
+    for axis, (old, new) in enumerate(zip(existing, shape, strict=True)):
         if policy == "strict":
-            if not _agree(old, new, state):
+            if not _implied(old, new, state):
                 raise ShapeInferenceError(
                     op.location,
-                    f"result #{index} dimension {axis}: annotation '{old}' conflicts with "
-                    f"inferred '{new}' (policy=strict)",
+                    f"result #{index} dimension {axis}: annotation '{old}' does not follow "
+                    f"from the inferred extent '{new}' (policy=strict)",
                 )
             continue
-        if _strength(old) > _strength(new):
+        if policy == "refine" and old.strength == 2 and new.strength == 2 and \
+                prove_eq(old.expr, new.expr, ctx) is False:  # type: ignore[arg-type]
+            raise ShapeInferenceError(
+                op.location,
+                f"result #{index} dimension {axis}: annotation '{old}' contradicts the "
+                f"inferred extent '{new}' (policy=refine)",
+            )
+        if policy == "skip" or specificity(old) >= specificity(new):
             extents[axis] = old
-            origins[axis] = None
-    return ValueFacts(
-        shape=tuple(extents), value=inferred.value, elements=inferred.elements,
-        origins=tuple(origins),
-    )
+            origins[axis] = None if old.strength == 2 else Origin(op.name, op.location)
+    stated, static_axes = _type_info(state, type_)
+    if stated is not None:
+        for axis in static_axes:
+            kept = extents[axis]
+            if _contradicts(kept, stated[axis], state):
+                raise ShapeInferenceError(
+                    op.location,
+                    f"result #{index} dimension {axis}: annotation '{kept}' contradicts the "
+                    f"static extent {stated[axis]}",
+                )
+    return ValueFacts(tuple(extents), inferred.value, inferred.elements, tuple(origins))
 
 
-def _agree(old: ShapeExtent, new: ShapeExtent, state: InferenceState) -> bool:
-    if old.strength != new.strength:
-        return False
-    if old.expr is None:
+def _contradicts(claim: ShapeExtent, static: ShapeExtent, state: InferenceState) -> bool:
+    """Whether ``claim`` provably cannot describe an axis of static size ``static``."""
+    if claim.strength == 2:
+        return prove_eq(claim.expr, static.expr, state.extents) is False  # type: ignore[arg-type]
+    if claim.strength == 1:
+        return prove_lt(claim.expr, static.expr, state.extents) is True  # type: ignore[arg-type]
+    return False
+
+
+def _implied(old: ShapeExtent, new: ShapeExtent, state: InferenceState) -> bool:
+    """Whether annotation ``old`` follows from inferred ``new``."""
+    if old.strength == 0:
         return True
-    return old.expr is new.expr or prove_eq(old.expr, new.expr, state.extents) is True  # type: ignore[arg-type]
+    if new.strength == 0:
+        return False
+    if old.strength == 2:
+        return new.strength == 2 and (
+            old.expr is new.expr or prove_eq(old.expr, new.expr, state.extents) is True)  # type: ignore[arg-type]
+    return old.expr is new.expr or prove_le(new.expr, old.expr, state.extents) is True  # type: ignore[arg-type]
 
+
+# -- joins -----------------------------------------------------------------------------------
+
+
+def join_facts(
+    a: ValueFacts, b: ValueFacts, op: ir.Operation, state: InferenceState,
+    local_mark: int | None = None,
+) -> ValueFacts:
+    """Facts of a value that is either ``a`` or ``b`` (branches, returns).
+
+    Per axis :func:`~symshape_mlir.extent.guarantee.join`: provably equal
+    exact extents stay exact, otherwise an upper bound via ``max``, else
+    unknown. An extent that mentions a fresh symbol made after
+    ``local_mark`` (local to one branch) becomes unknown. Weakened axes get
+    ``op`` as origin.
+    """
+    ctx = state.extents
+    here = Origin(op.name, op.location)
+
+    def one(x: ShapeExtent, y: ShapeExtent) -> ShapeExtent:
+        joined = join(x, y, ctx)
+        if local_mark is not None and state.made_since(local_mark, joined):
+            return UNKNOWN
+        return joined
+
+    shape = origins = None
+    if a.shape is not None and b.shape is not None and len(a.shape) == len(b.shape):
+        shape = tuple(one(x, y) for x, y in zip(a.shape, b.shape, strict=True))
+        origins = tuple(
+            None if e.strength == 2 else (a.origin(i) or b.origin(i) or here)
+            for i, e in enumerate(shape))
+    value = None
+    if a.value is not None and b.value is not None:
+        value = one(a.value, b.value)
+    elements = None
+    if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements):
+        elements = tuple(one(x, y) for x, y in zip(a.elements, b.elements, strict=True))
+    return ValueFacts(shape, value, elements, origins)

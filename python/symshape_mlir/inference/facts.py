@@ -4,7 +4,8 @@
 * an ``index``, integer or ``!symshape.extent`` value has a *value*;
 * a 1-D (or 0-d) integer tensor may also have its *elements* (partial data
   propagation: shape tensors built from ``tensor.dim`` and
-  ``tensor.from_elements`` resolve ``tensor.reshape`` targets).
+  ``tensor.from_elements``, sliced, concatenated and combined with integer
+  arithmetic, resolve ``tensor.reshape`` targets).
 
 Every extent that is not exact may carry an :class:`Origin`: the op that
 weakened it, so that ``symshape-verify-contract`` can point at it.
@@ -13,6 +14,7 @@ weakened it, so that ``symshape-verify-contract`` can point at it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from mlir import ir
 
@@ -29,9 +31,12 @@ class Origin:
     location: ir.Location
 
 
-@dataclass(frozen=True)
-class ValueFacts:
-    """Facts about one value; fields that do not apply are ``None``."""
+class ValueFacts(NamedTuple):
+    """Facts about one value; fields that do not apply are ``None``.
+
+    A named tuple (immutable and cheap to build: inference makes one per
+    value).
+    """
 
     shape: tuple[ShapeExtent, ...] | None = None
     value: ShapeExtent | None = None
@@ -40,4 +45,5 @@ class ValueFacts:
     origins: tuple[Origin | None, ...] | None = None
 
     def origin(self, axis: int) -> Origin | None:
+        """The op that weakened axis ``axis``, if traced."""
         return self.origins[axis] if self.origins else None

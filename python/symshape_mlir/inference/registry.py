@@ -5,27 +5,67 @@ Rules live in :mod:`symshape_mlir.inference.rules`; each registers itself::
     @register("tensor.cast")
     def _cast(op: ir.Operation, state: InferenceState) -> list[ValueFacts | None]:
         return [ValueFacts(shape=state.shape(op.operands[0]))]
+
+A rule returns one :class:`~symshape_mlir.inference.facts.ValueFacts` (or
+``None``: "what the result type says") per result. How the engine treats the
+op's regions is declared with the rule:
+
+* ``regions="infer"`` (default): the engine infers the ops nested in the
+  regions before calling the rule, as code that may run zero or many times
+  (``tensor.generate`` and ``tensor.pad`` bodies);
+* ``regions="own"``: the rule infers them itself (``scf.if``, ``scf.for``),
+  through :func:`symshape_mlir.inference.engine.infer_block`;
+* ``regions="skip"``: the regions hold scalar payload code only and are not
+  visited (``linalg`` bodies).
+
+``typed=True`` declares that the results' facts already agree with the
+result types (a ``linalg`` result has the type of its init, whose facts were
+reconciled when it was defined), so the engine skips the static-dimension
+check.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal, NamedTuple
 
 from symshape_mlir.inference.state import Rule
 
-__all__ = ["RULES", "register"]
+__all__ = ["RULES", "RegisteredRule", "register"]
 
-RULES: dict[str, Rule] = {}
+RegionMode = Literal["infer", "own", "skip"]
 
 
-def register(*names: str) -> Callable[[Rule], Rule]:
-    """Registers a rule for the given op names."""
+class RegisteredRule(NamedTuple):
+    """A rule and how the engine treats the op's regions and result types."""
+
+    fn: Rule
+    regions: RegionMode
+    typed: bool
+
+
+RULES: dict[str, RegisteredRule] = {}
+
+
+def register(
+    *names: str, regions: RegionMode = "infer", typed: bool = False
+) -> Callable[[Rule], Rule]:
+    """Registers a rule for the given op names.
+
+    Args:
+        *names: full op names (``tensor.cast``).
+        regions: how nested regions are inferred (see the module docstring).
+        typed: whether the rule's facts always agree with the result types.
+
+    Raises:
+        ValueError: a name already has a rule.
+    """
 
     def decorate(rule: Rule) -> Rule:
         for name in names:
             if name in RULES:
                 raise ValueError(f"a shape rule for '{name}' is already registered")
-            RULES[name] = rule
+            RULES[name] = RegisteredRule(rule, regions, typed)
         return rule
 
     return decorate

@@ -7,7 +7,49 @@ state answers questions about operands:
 * :meth:`InferenceState.shape` — the extents of a ranked tensor operand;
 * :meth:`InferenceState.value` — what is known of an index/integer value;
 * :meth:`InferenceState.elements` — the elements of a small integer tensor;
-* :meth:`InferenceState.fresh` — a fresh symbol for a data-dependent size.
+* :meth:`InferenceState.fresh` — a fresh symbol for a data-dependent size;
+* :meth:`InferenceState.unify` — two extents the op requires to be equal.
+
+Unification (SPEC §4.4)
+-----------------------
+Named axes are symbols, so two arguments naming ``batch`` share it from the
+start. An unnamed dynamic axis gets a fresh symbol ``_dN``. When a rule
+establishes that two extents must be equal for the op to be valid (operand
+axes mapped to one ``linalg`` loop — elementwise operands, broadcasts,
+reductions, a matmul's ``K`` —, the operands of an elementwise ``arith``/
+``math`` op on tensors, the kept axes of a ``tensor.concat``, a static
+result dimension (``tensor.cast`` to a static size), the source of an
+``expand_shape`` group or an ``insert_slice``, the element counts of a
+``tensor.reshape``, one callee axis name bound twice at a call), it calls
+:meth:`InferenceState.unify`:
+
+* provably equal: nothing to do; provably different: a
+  :class:`ShapeInferenceError`; two different *named* symbols that are not
+  provably equal (``batch`` against ``seq``): a conflict, also an error;
+* otherwise, if one side is exactly a fresh symbol, that symbol is *bound*
+  to the other side (two fresh symbols: the later one is bound to the
+  earlier one): the substitution map ``_dN -> expr`` records it;
+* anything else (an upper bound, an unknown, an undecided expression such as
+  ``batch`` against ``4``) is left alone — unification never upgrades a
+  guarantee and never renames a named axis.
+
+Fresh symbols are bound however they arose (unnamed argument axes, sizes read
+from data, induction variables): the program is only valid when the equality
+holds, so the binding is sound under the same condition as the rest of the
+analysis (the program runs without a shape error).
+
+The substitution is applied when facts are read (:meth:`facts_of` resolves a
+value's facts once per new binding), so every later reader — rules, the
+annotation, other passes — sees ``batch`` where ``_d0`` was. Bindings are
+idempotent (the bound expression is resolved first, and existing bindings are
+rewritten), so one lookup suffices.
+
+Soundness: a binding claims the equality holds whenever the program runs.
+That is only true where the op is sure to run. Inside a region that may run
+zero times or conditionally (``scf.if`` branches, ``scf.for`` bodies, unknown
+region ops) only fresh symbols created inside that region may be bound (see
+:meth:`enter_region`); a loop's fixed-point iteration discards the bindings
+of every attempt but the last (:meth:`checkpoint`/:meth:`rollback`).
 """
 
 from __future__ import annotations
@@ -18,13 +60,23 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from symshape_mlir.extent.context import ExtentContext
-from symshape_mlir.extent.expr import Const
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent
-from symshape_mlir.inference.errors import OpUsageError
+from symshape_mlir.extent.context import ExtentContext, is_fresh_name
+from symshape_mlir.extent.expr import Const, Expr, Sym
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, preferred
+from symshape_mlir.extent.prove import prove_eq
+from symshape_mlir.inference.errors import OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
 
-__all__ = ["POLICIES", "STAGES", "InferenceOptions", "InferenceState", "Rule", "type_shape"]
+__all__ = [
+    "POLICIES",
+    "STAGES",
+    "InferenceOptions",
+    "InferenceState",
+    "Rule",
+    "const_extent",
+    "describe",
+    "type_shape",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -38,10 +90,12 @@ class InferenceOptions:
 
     Attributes:
         policy: how inferred shapes merge with existing ``symshape.shape``
-            annotations: ``skip`` keeps them, ``override`` replaces them,
-            ``refine`` keeps the more specific extent per axis (constant >
-            symbolic exact > upper bound > unknown), ``strict`` makes any
-            disagreement an error.
+            annotations (see :mod:`symshape_mlir.inference.engine`):
+            ``skip`` keeps them, ``override`` replaces them, ``refine`` keeps
+            the more specific extent per axis (constant > symbolic >
+            fresh-symbolic > upper bound > unknown), ``strict`` accepts an
+            annotation only where inference establishes it and fails
+            otherwise.
         truncate_stage: what ``symshape.dynamic_truncate`` without a
             ``stage`` reports for its axis: ``upper_bound`` (stage 1) or
             ``exact`` (stage 2, ``min(scalar(1, truncate_size), dim(0, a))``).
@@ -50,14 +104,23 @@ class InferenceOptions:
     policy: str = "refine"
     truncate_stage: str = "upper_bound"
 
+    def __post_init__(self) -> None:
+        if self.policy not in POLICIES:
+            raise ValueError(f"unknown policy '{self.policy}' (expected one of {POLICIES})")
+        if self.truncate_stage not in STAGES:
+            raise ValueError(
+                f"unknown truncate stage '{self.truncate_stage}' (expected one of {STAGES})"
+            )
 
-_STATIC_CACHE: dict[int, ShapeExtent] = {}
+
+_CONST_EXTENTS: dict[int, ShapeExtent] = {}
 
 
-def _const_extent(value: int) -> ShapeExtent:
-    extent = _STATIC_CACHE.get(value)
+def const_extent(value: int) -> ShapeExtent:
+    """``Exact(Const(value))``, shared per value."""
+    extent = _CONST_EXTENTS.get(value)
     if extent is None:
-        extent = _STATIC_CACHE[value] = Exact(Const(value))
+        extent = _CONST_EXTENTS[value] = Exact(Const(value))
     return extent
 
 
@@ -66,28 +129,73 @@ def type_shape(type_: ir.Type) -> tuple[ShapeExtent, ...] | None:
     if not isinstance(type_, ir.RankedTensorType):
         return None
     dynamic = ir.ShapedType.get_dynamic_size()
-    return tuple(UNKNOWN if d == dynamic else _const_extent(d) for d in type_.shape)
+    return tuple(UNKNOWN if d == dynamic else const_extent(d) for d in type_.shape)
+
+
+def describe(template: str, *args: object) -> Callable[[], str]:
+    """A description formatted only when an error needs it (for :meth:`InferenceState.unify`)."""
+    return lambda: template.format(*args)
 
 
 class InferenceState:
-    """Facts of every value seen so far, symbols and options of the run."""
+    """Facts of every value seen so far, symbols and options of the run.
+
+    Attributes:
+        options: the run's options.
+        extents: symbol ranges, fresh symbols and the proof cache.
+        facts: facts per value as rules produced them (the substitution not
+            applied yet: read through :meth:`facts_of`).
+        done: keys of work done once per run (inferred functions, ...).
+        inferred_ops: every op inferred, with its results, in order (what
+            :func:`~symshape_mlir.inference.annotate.annotate` writes).
+    """
 
     def __init__(self, options: InferenceOptions, extents: ExtentContext | None = None) -> None:
         self.options = options
         self.extents = extents or ExtentContext()
         self.facts: dict[ir.Value, ValueFacts] = {}
-        self._fresh_for: dict[object, ShapeExtent] = {}
-        #: Keys of work done once per run (inferred functions, ...).
         self.done: set[object] = set()
+        self.inferred_ops: list[tuple[ir.Operation, Sequence[ir.Value]]] = []
+        #: Per-run caches of the engine (types, indexing maps, ...), by kind.
+        self.cache: dict[str, dict[object, object]] = {}
+        self._fresh_for: dict[object, ShapeExtent] = {}
+        self._fresh_names: list[str] = []
+        self._fresh_index: dict[str, int] = {}
+        # Unification: fresh symbol -> expression, a trail of bound names (for
+        # rollback), and per value the generation its stored facts were
+        # resolved at.
+        self._subst: dict[str, Expr] = {}
+        self._trail: list[tuple[str, Expr | None]] = []
+        #: A counter bumped whenever the substitution changes.
+        self.generation = 0
+        self._resolved: dict[ir.Value, int] = {}
+        self._bind_floor = 0
 
     # -- reading facts ------------------------------------------------------------
 
     def facts_of(self, value: ir.Value) -> ValueFacts:
+        """Everything known of ``value``, with unifications applied."""
         facts = self.facts.get(value)
         if facts is None:
             facts = ValueFacts(shape=type_shape(value.type))
             self.facts[value] = facts
+            return facts
+        if self._subst and self._resolved.get(value) != self.generation:
+            facts = self._resolve_facts(facts)
+            self.facts[value] = facts
+            self._resolved[value] = self.generation
         return facts
+
+    def facts_list(self, values: Sequence[ir.Value]) -> list[ValueFacts]:
+        """:meth:`facts_of` of several values (the hot path of most rules)."""
+        get = self.facts.get
+        if self._subst:
+            return [self.facts_of(v) for v in values]
+        out = []
+        for value in values:
+            facts = get(value)
+            out.append(facts if facts is not None else self.facts_of(value))
+        return out
 
     def shape(self, value: ir.Value, op: ir.Operation | None = None) -> tuple[ShapeExtent, ...]:
         """The extents of a ranked tensor value.
@@ -102,6 +210,7 @@ class InferenceState:
         return shape
 
     def origins(self, value: ir.Value) -> tuple[Origin | None, ...]:
+        """Per axis, the op that weakened the extent (``None`` where exact or untraced)."""
         facts = self.facts_of(value)
         return facts.origins or (None,) * len(facts.shape or ())
 
@@ -113,19 +222,183 @@ class InferenceState:
         """The elements of a 0-d/1-D integer tensor, when propagated."""
         return self.facts_of(value).elements
 
+    def resolve(self, extent: ShapeExtent) -> ShapeExtent:
+        """``extent`` with the unifications made so far applied."""
+        if not self._subst or extent.expr is None:
+            return extent
+        if extent.expr.free_symbols.isdisjoint(self._subst):
+            return extent
+        return extent.map_expr(lambda e: e.substitute(self._subst))
+
     # -- creating facts ----------------------------------------------------------
 
-    def fresh(self, key: object | None = None) -> ShapeExtent:
-        """A fresh symbol (``_d0``, ...), the same one for the same ``key``."""
-        if key is not None and key in self._fresh_for:
-            return self._fresh_for[key]
-        extent = Exact(self.extents.fresh_symbol())
+    def fresh(self, key: object | None = None, lo: int = 0, hi: int | None = None) -> ShapeExtent:
+        """A fresh symbol (``_d0``, ...), the same one for the same ``key``.
+
+        Args:
+            key: reuse the symbol made for this key (a value, an op and a
+                role); ``None`` always makes a new one.
+            lo: the smallest value of the symbol.
+            hi: the largest value, or ``None``.
+        """
+        if key is not None:
+            known = self._fresh_for.get(key)
+            if known is not None:
+                return known
+        symbol = self.extents.fresh_symbol(lo, hi)
+        extent = Exact(symbol)
+        self._fresh_index[symbol.name] = len(self._fresh_names)
+        self._fresh_names.append(symbol.name)
         if key is not None:
             self._fresh_for[key] = extent
         return extent
 
+    def fresh_mark(self) -> int:
+        """A marker: fresh symbols made after it are :meth:`made_since` it."""
+        return len(self._fresh_names)
+
+    def made_since(self, mark: int, extent: ShapeExtent) -> bool:
+        """Whether ``extent`` mentions a fresh symbol made after ``mark``."""
+        if extent.expr is None:
+            return False
+        index = self._fresh_index
+        return any(index.get(name, -1) >= mark for name in extent.expr.free_symbols)
+
     def set(self, value: ir.Value, facts: ValueFacts) -> None:
+        """Records the facts of ``value`` (replacing earlier ones)."""
         self.facts[value] = facts
+        if self.generation:
+            self._resolved.pop(value, None)
+
+    # -- unification ---------------------------------------------------------------
+
+    def unify(
+        self,
+        a: ShapeExtent,
+        b: ShapeExtent,
+        op: ir.Operation,
+        what: Callable[[], str],
+    ) -> ShapeExtent:
+        """Records that ``a`` and ``b`` must be equal for ``op`` to be valid.
+
+        Args:
+            a: one extent (the one kept when nothing is learned).
+            b: the other.
+            op: the op requiring it (for the error location).
+            what: describes the two extents, for the error message
+                (``"operand #0 axis 1 and operand #1 axis 0"``).
+
+        Returns:
+            The extent to use for both (with the substitution applied).
+
+        Raises:
+            ShapeInferenceError: provably different, or two different named
+                axes.
+        """
+        a, b = self.resolve(a), self.resolve(b)
+        if a is b or a.strength != 2 or b.strength != 2:
+            return a
+        x, y = a.expr, b.expr
+        if x is y:
+            return a
+        equal = prove_eq(x, y, self.extents, fallback=False)  # type: ignore[arg-type]
+        if equal:
+            return Exact(preferred(x, y))  # type: ignore[arg-type]
+        if equal is False:
+            raise ShapeInferenceError(op.location, f"{what()} must be equal: {a} vs {b}")
+        x_fresh, y_fresh = self._bindable(x), self._bindable(y)  # type: ignore[arg-type]
+        if x_fresh and y_fresh:
+            keep, bind = (x, y) if self._fresh_index[x.name] < self._fresh_index[y.name] else (y, x)  # type: ignore[union-attr]
+            self._bind(bind.name, keep)  # type: ignore[union-attr,arg-type]
+            return Exact(keep)  # type: ignore[arg-type]
+        if x_fresh:
+            if x.name not in y.free_symbols:  # type: ignore[union-attr]
+                self._bind(x.name, y)  # type: ignore[union-attr,arg-type]
+                return b
+            return a
+        if y_fresh:
+            if y.name not in x.free_symbols:  # type: ignore[union-attr]
+                self._bind(y.name, x)  # type: ignore[union-attr,arg-type]
+            return a
+        if isinstance(x, Sym) and isinstance(y, Sym) and not (
+                is_fresh_name(x.name) or is_fresh_name(y.name)):
+            raise ShapeInferenceError(
+                op.location,
+                f"{what()} must be equal but name different axes '{x.name}' and '{y.name}'",
+            )
+        return a
+
+    def _bindable(self, expr: Expr) -> bool:
+        """A fresh symbol that may be bound here (made at or after the floor)."""
+        if not isinstance(expr, Sym) or not is_fresh_name(expr.name):
+            return False
+        return self._fresh_index.get(expr.name, -1) >= self._bind_floor
+
+    def _bind(self, name: str, expr: Expr) -> None:
+        logger.debug("unify: %s := %s", name, expr)
+        self._trail.append((name, self._subst.get(name)))
+        update = {name: expr}
+        for key, bound in list(self._subst.items()):
+            if name in bound.free_symbols:
+                self._trail.append((key, bound))
+                self._subst[key] = bound.substitute(update)
+        self._subst[name] = expr
+        self.generation += 1
+
+    def _resolve_facts(self, facts: ValueFacts) -> ValueFacts:
+        shape, value, elements = facts.shape, facts.value, facts.elements
+        resolve = self.resolve
+        if shape is not None:
+            shape = tuple(resolve(e) for e in shape)
+        if value is not None:
+            value = resolve(value)
+        if elements is not None:
+            elements = tuple(resolve(e) for e in elements)
+        return ValueFacts(shape, value, elements, facts.origins)
+
+    @property
+    def substitution(self) -> dict[str, Expr]:
+        """The fresh symbols bound so far (a copy)."""
+        return dict(self._subst)
+
+    def checkpoint(self) -> int:
+        """A point :meth:`rollback` returns the substitution to."""
+        return len(self._trail)
+
+    def rollback(self, point: int) -> None:
+        """Undoes the bindings made after ``point``."""
+        if len(self._trail) == point:
+            return
+        while len(self._trail) > point:
+            name, previous = self._trail.pop()
+            if previous is None:
+                self._subst.pop(name, None)
+            else:
+                self._subst[name] = previous
+        # Facts resolved under the undone bindings are re-resolved from what
+        # the rules stored; those mentioning the undone symbols are recomputed
+        # by the caller (the loop body is inferred again).
+        self.generation += 1
+
+    def enter_region(self) -> int:
+        """Starts code that may run zero or several times; returns the previous floor.
+
+        Only fresh symbols made from now on may be bound until
+        :meth:`leave_region` restores the floor.
+        """
+        previous = self._bind_floor
+        self._bind_floor = len(self._fresh_names)
+        return previous
+
+    def leave_region(self, previous: int) -> None:
+        """Restores the binding floor saved by :meth:`enter_region`."""
+        self._bind_floor = previous
+
+    def enter_function(self) -> int:
+        """Starts a function body (runs whenever the function is called)."""
+        previous = self._bind_floor
+        self._bind_floor = 0
+        return previous
 
 
 Rule = Callable[[ir.Operation, InferenceState], Sequence[ValueFacts | None]]

@@ -1,11 +1,33 @@
-"""Shape rules of ``arith`` ops on ``index`` and integer values.
+"""Shape rules of ``arith`` and ``index`` ops on integers and integer shape tensors.
 
-Scalars carry their value; small integer tensors (shape tensors) carry their
-elements, combined elementwise, so a reshape target built with integer
-arithmetic resolves symbolically (partial data propagation). Exact operands
-give exact results; with a bound or unknown operand, only ``addi``,
-``minsi`` and ``maxsi`` keep an upper bound (sound for any signs), every
-other op gives unknown.
+Scalars (``index``, ``iN``) carry their value; short integer tensors carry
+their elements, combined elementwise, so a reshape target built with integer
+arithmetic resolves symbolically (partial data propagation).
+
+Values are Python integers (a shape computation never relies on
+wrap-around). With exact operands:
+
+* ``add sub mul``, ``floordivsi``/``index.floordivs``,
+  ``ceildivsi``/``index.ceildivs``, ``minsi maxsi`` give the exact
+  expression;
+* truncating division and remainder (``divsi remsi``, ``index.divs
+  index.rems``) and the unsigned ops (``divui remui ceildivui minui maxui``,
+  ``index.divu index.remu index.ceildivu index.minu index.maxu``) agree with
+  the floor forms on non-negative operands only: exact when both are provably
+  non-negative, else unknown;
+* ``cmpi``/``index.cmp`` give 1 or 0 when the provers decide the predicate
+  (unsigned predicates only on non-negative operands), and ``select`` with a
+  decided condition is the chosen operand — how an ONNX-style ``-1`` entry,
+  computed as ``select(t == -1, numel floordiv known, t)``, resolves;
+* sign-preserving casts (``index_cast``, ``extsi``, ``index.casts``) keep
+  the value; zero-extending ones (``index_castui``, ``extui``,
+  ``index.castu``) only a non-negative one; ``trunci`` only one provably
+  within the narrower type.
+
+With an upper-bound operand, ``add`` (``addi``, ``index.add``) and ``min``/
+``max`` keep an upper bound (sound for any signs); every other op is unknown.
+A ``select`` with an undecided condition joins its operands. Other integer
+ops (bitwise ops, shifts) are unknown.
 """
 
 from __future__ import annotations
@@ -14,93 +36,230 @@ from collections.abc import Callable
 
 from mlir import ir
 
-from symshape_mlir.extent import expr as ex
+from symshape_mlir.extent import canon
 from symshape_mlir.extent import guarantee as g
+from symshape_mlir.extent.expr import Expr
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent
-from symshape_mlir.extent.prove import prove_nonnegative
+from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt, prove_ne, prove_nonnegative
+from symshape_mlir.inference.engine import join_facts
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.registry import register
-from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.inference.rules.common import MAX_ELEMENTS, const_int
+from symshape_mlir.inference.rules.elementwise import elementwise_shape
+from symshape_mlir.inference.state import InferenceState, const_extent, type_shape
 
 __all__: list[str] = []
 
 Facts = list[ValueFacts | None]
+_Build = Callable[[Expr, Expr], Expr]
 
-_EXACT: dict[str, Callable[[ex.Expr, ex.Expr], ex.Expr]] = {
-    "arith.addi": ex.add, "arith.subi": ex.sub, "arith.muli": ex.mul,
-    "arith.floordivsi": ex.floordiv, "arith.ceildivsi": ex.ceildiv,
-    "arith.minsi": ex.minimum, "arith.maxsi": ex.maximum,
+_EXACT: dict[str, _Build] = {
+    "arith.addi": canon.add, "arith.subi": canon.sub, "arith.muli": canon.mul,
+    "arith.floordivsi": canon.floordiv, "arith.ceildivsi": canon.ceildiv,
+    "arith.minsi": canon.minimum, "arith.maxsi": canon.maximum,
+    "index.add": canon.add, "index.sub": canon.sub, "index.mul": canon.mul,
+    "index.floordivs": canon.floordiv, "index.ceildivs": canon.ceildiv,
+    "index.mins": canon.minimum, "index.maxs": canon.maximum,
 }
-# Truncating division and remainder agree with floor semantics on
-# non-negative operands only.
-_NONNEG_ONLY: dict[str, Callable[[ex.Expr, ex.Expr], ex.Expr]] = {
-    "arith.divsi": ex.floordiv, "arith.divui": ex.floordiv,
-    "arith.remsi": ex.mod, "arith.remui": ex.mod, "arith.ceildivui": ex.ceildiv,
-    "arith.minui": ex.minimum, "arith.maxui": ex.maximum,
+_NONNEG_ONLY: dict[str, _Build] = {
+    "arith.divsi": canon.floordiv, "arith.divui": canon.floordiv,
+    "arith.remsi": canon.mod, "arith.remui": canon.mod, "arith.ceildivui": canon.ceildiv,
+    "arith.minui": canon.minimum, "arith.maxui": canon.maximum,
+    "index.divs": canon.floordiv, "index.divu": canon.floordiv,
+    "index.rems": canon.mod, "index.remu": canon.mod, "index.ceildivu": canon.ceildiv,
+    "index.minu": canon.minimum, "index.maxu": canon.maximum,
 }
 _BOUNDED: dict[str, Callable[[ShapeExtent, ShapeExtent], ShapeExtent]] = {
     "arith.addi": g.add, "arith.minsi": g.minimum, "arith.maxsi": g.maximum,
+    "index.add": g.add, "index.mins": g.minimum, "index.maxs": g.maximum,
 }
+_OPAQUE = (
+    "arith.andi", "arith.ori", "arith.xori", "arith.shli", "arith.shrsi", "arith.shrui",
+    "index.and", "index.or", "index.xor", "index.shl", "index.shrs", "index.shru",
+    "index.sizeof",
+)
+
+# arith.cmpi predicates by their integer value, index.cmp ones by name.
+_CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+
+
+def _nonneg(expr: Expr, state: InferenceState) -> bool:
+    return prove_nonnegative(expr, state.extents, fallback=False) is True
 
 
 def _combine(name: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -> ShapeExtent:
-    if a.is_exact and b.is_exact:
+    if a.strength == 2 and b.strength == 2:
         x, y = a.expr, b.expr
-        if name in _EXACT:
-            return Exact(_EXACT[name](x, y))  # type: ignore[arg-type]
-        if name in _NONNEG_ONLY and all(
-                prove_nonnegative(v, state.extents, fallback=False) for v in (x, y)):
-            return Exact(_NONNEG_ONLY[name](x, y))  # type: ignore[arg-type]
+        build = _EXACT.get(name)
+        if build is not None:
+            return Exact(build(x, y))  # type: ignore[arg-type]
+        build = _NONNEG_ONLY.get(name)
+        if build is not None and _nonneg(x, state) and _nonneg(y, state):  # type: ignore[arg-type]
+            return Exact(build(x, y))  # type: ignore[arg-type]
         return UNKNOWN
-    if name in _BOUNDED and not (a.is_unknown or b.is_unknown):
-        return _BOUNDED[name](a, b)
+    bounded = _BOUNDED.get(name)
+    if bounded is not None and a.strength and b.strength:
+        return bounded(a, b)
     return UNKNOWN
+
+
+def _elementwise(
+    op: ir.Operation, state: InferenceState,
+    combine: Callable[[list[ShapeExtent]], ShapeExtent],
+) -> Facts:
+    """Applies ``combine`` to scalar operand values, or per element of tensors."""
+    operands = list(op.operands)
+    if not isinstance(op.result.type, ir.ShapedType):
+        return [ValueFacts(value=combine([state.value(v) for v in operands]))]
+    parts = [state.elements(v) for v in operands]
+    common = elementwise_shape(op, state, operands)
+    shape = None if common is None else common.shape
+    if any(p is None for p in parts) or len({len(p) for p in parts}) != 1:  # type: ignore[arg-type]
+        return [ValueFacts(shape=shape)]
+    return [ValueFacts(shape=shape, elements=tuple(
+        combine(list(column)) for column in zip(*parts, strict=True)))]  # type: ignore[call-overload]
 
 
 @register(*_EXACT, *_NONNEG_ONLY)
 def _binary(op: ir.Operation, state: InferenceState) -> Facts:
-    lhs, rhs = op.operands
-    if isinstance(op.results[0].type, ir.RankedTensorType):
-        a, b = state.elements(lhs), state.elements(rhs)
-        if a is None or b is None or len(a) != len(b):
-            return [None]
-        return [ValueFacts(elements=tuple(
-            _combine(op.name, x, y, state) for x, y in zip(a, b)))]
-    return [ValueFacts(value=_combine(op.name, state.value(lhs), state.value(rhs), state))]
+    name = op.name
+    return _elementwise(op, state, lambda v: _combine(name, v[0], v[1], state))
 
 
-@register("arith.constant")
-def _constant(op: ir.Operation, state: InferenceState) -> Facts:
-    attr = op.attributes["value"]
-    if isinstance(attr, ir.IntegerAttr):
-        return [ValueFacts(value=Exact(ex.Const(int(attr.value))))]
-    if isinstance(attr, ir.DenseIntElementsAttr):
-        shaped = ir.ShapedType(attr.type)
-        if shaped.rank <= 1 and shaped.has_static_shape and _count(shaped) <= 64:
-            values = [int(attr[i]) for i in range(len(attr))] if not attr.is_splat \
-                else [int(attr.get_splat_value().value)] * _count(shaped)
-            return [ValueFacts(elements=tuple(Exact(ex.Const(v)) for v in values))]
+@register(*_OPAQUE)
+def _opaque(op: ir.Operation, state: InferenceState) -> Facts:
     return [None]
 
 
-def _count(shaped: ir.ShapedType) -> int:
-    count = 1
-    for d in shaped.shape:
-        count *= d
-    return count
+def _integer_constant(attr: ir.Attribute) -> ValueFacts | None:
+    if isinstance(attr, ir.BoolAttr):
+        return ValueFacts(value=const_extent(int(attr.value)))
+    if isinstance(attr, ir.IntegerAttr):
+        return ValueFacts(value=const_extent(int(attr.value)))
+    if isinstance(attr, ir.DenseIntElementsAttr):
+        shaped = ir.ShapedType(attr.type)
+        if shaped.rank <= 1 and shaped.has_static_shape:
+            count = shaped.shape[0] if shaped.rank else 1
+            if count > MAX_ELEMENTS:
+                return None
+            if attr.is_splat:
+                values = [int(attr.get_splat_value().value)] * count
+            else:
+                values = [int(attr[i]) for i in range(count)]
+            return ValueFacts(elements=tuple(const_extent(v) for v in values))
+    return None
 
 
-@register("arith.index_cast", "arith.extsi")
-def _cast(op: ir.Operation, state: InferenceState) -> Facts:
-    source = op.operands[0]
-    if isinstance(source.type, ir.RankedTensorType):
-        return [ValueFacts(elements=state.elements(source))]
-    return [ValueFacts(value=state.value(source))]
+@register("arith.constant", "index.constant", "index.bool.constant")
+def _constant(op: ir.Operation, state: InferenceState) -> Facts:
+    attr = op.attributes["value"]
+    if op.name == "index.bool.constant":
+        return [ValueFacts(value=const_extent(int(ir.BoolAttr(attr).value)))]
+    facts = _integer_constant(attr)
+    if facts is None:
+        return [None]
+    if facts.elements is not None:
+        # Keep the static shape from the type (the engine fills it in).
+        return [ValueFacts(shape=type_shape(op.result.type), elements=facts.elements)]
+    return [facts]
+
+
+def _fits(extent: ShapeExtent, width: int, state: InferenceState) -> bool:
+    expr = extent.expr
+    if extent.strength != 2 or expr is None:
+        return False
+    return _nonneg(expr, state) and \
+        prove_le(expr, (1 << (width - 1)) - 1, state.extents, fallback=False) is True
+
+
+def _is_boolean(value: ir.Value) -> bool:
+    type_ = value.type
+    element = ir.ShapedType(type_).element_type if isinstance(type_, ir.ShapedType) else type_
+    return isinstance(element, ir.IntegerType) and element.width == 1
+
+
+@register("arith.index_cast", "arith.extsi", "index.casts")
+def _signed_cast(op: ir.Operation, state: InferenceState) -> Facts:
+    if _is_boolean(op.operands[0]):
+        # Sign extension of an i1 (held as 0 or 1) gives 0 or -1.
+        return _elementwise(op, state, lambda v: Exact(canon.neg(v[0].expr))  # type: ignore[arg-type]
+                            if v[0].strength == 2 else UNKNOWN)
+    return _elementwise(op, state, lambda v: v[0])
+
+
+@register("arith.index_castui", "arith.extui", "index.castu")
+def _unsigned_cast(op: ir.Operation, state: InferenceState) -> Facts:
+    return _elementwise(op, state, lambda v: v[0] if v[0].strength == 2 and _nonneg(
+        v[0].expr, state) else UNKNOWN)  # type: ignore[arg-type]
+
+
+@register("arith.trunci")
+def _truncate(op: ir.Operation, state: InferenceState) -> Facts:
+    result = op.result.type
+    element = ir.ShapedType(result).element_type if isinstance(result, ir.ShapedType) else result
+    width = ir.IntegerType(element).width
+    return _elementwise(op, state, lambda v: v[0] if _fits(v[0], width, state) else UNKNOWN)
+
+
+def _decide(predicate: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -> bool | None:
+    if a.strength != 2 or b.strength != 2:
+        return None
+    x, y = a.expr, b.expr
+    if predicate[0] == "u":
+        if not (_nonneg(x, state) and _nonneg(y, state)):  # type: ignore[arg-type]
+            return None
+        predicate = "s" + predicate[1:]
+    ctx = state.extents
+    if predicate == "eq":
+        return prove_eq(x, y, ctx)  # type: ignore[arg-type]
+    if predicate == "ne":
+        return prove_ne(x, y, ctx)  # type: ignore[arg-type]
+    if predicate == "slt":
+        return prove_lt(x, y, ctx)  # type: ignore[arg-type]
+    if predicate == "sle":
+        return prove_le(x, y, ctx)  # type: ignore[arg-type]
+    if predicate == "sgt":
+        return prove_lt(y, x, ctx)  # type: ignore[arg-type]
+    return prove_le(y, x, ctx)  # type: ignore[arg-type]
+
+
+def _predicate(op: ir.Operation) -> str:
+    if op.name == "arith.cmpi":
+        return _CMPI[int(ir.IntegerAttr(op.attributes["predicate"]).value)]
+    # `#index<cmp_predicate slt>`
+    return str(op.attributes["pred"]).rstrip(">").split()[-1]
+
+
+@register("arith.cmpi", "index.cmp")
+def _compare(op: ir.Operation, state: InferenceState) -> Facts:
+    predicate = _predicate(op)
+
+    def decide(v: list[ShapeExtent]) -> ShapeExtent:
+        answer = _decide(predicate, v[0], v[1], state)
+        return UNKNOWN if answer is None else const_extent(int(answer))
+
+    return _elementwise(op, state, decide)
 
 
 @register("arith.select")
 def _select(op: ir.Operation, state: InferenceState) -> Facts:
-    _, a, b = op.operands
-    if isinstance(a.type, ir.RankedTensorType):
-        return [None]
-    return [ValueFacts(value=g.join(state.value(a), state.value(b), state.extents))]
+    condition, a, b = op.operands
+    chosen = const_int(state.value(condition)) \
+        if not isinstance(condition.type, ir.ShapedType) else None
+    if chosen is not None:
+        picked = state.facts_of(a if chosen else b)
+        return [ValueFacts(picked.shape, picked.value, picked.elements, picked.origins)]
+    if isinstance(condition.type, ir.ShapedType):
+        flags = state.elements(condition)
+        left, right = state.elements(a), state.elements(b)
+        common = elementwise_shape(op, state, [condition, a, b])
+        shape = None if common is None else common.shape
+        if flags is None or left is None or right is None or \
+                not len(flags) == len(left) == len(right):
+            return [ValueFacts(shape=shape)]
+        elements: list[ShapeExtent] = []
+        for flag, x, y in zip(flags, left, right, strict=True):
+            known = const_int(flag)
+            elements.append(g.join(x, y, state.extents) if known is None else (x if known else y))
+        return [ValueFacts(shape=shape, elements=tuple(elements))]
+    return [join_facts(state.facts_of(a), state.facts_of(b), op, state)]

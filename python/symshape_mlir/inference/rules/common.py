@@ -7,18 +7,59 @@ from collections.abc import Sequence
 from mlir import ir
 
 from symshape_mlir.attributes import shape_from_attr
-from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, instantiate
+from symshape_mlir.extent import guarantee as g
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, instantiate
 from symshape_mlir.inference.errors import OpUsageError
 from symshape_mlir.inference.facts import Origin, ValueFacts
-from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.inference.state import InferenceState, const_extent
 
 __all__ = [
+    "DYNAMIC",
+    "MAX_ELEMENTS",
+    "const_int",
+    "dense_i64",
     "int_attr",
+    "is_integer_like",
     "local_extents",
+    "product",
     "raw_scalar",
+    "result_dims",
+    "segment",
     "size_extent",
     "with_origins",
 ]
+
+DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+MAX_ELEMENTS = 64
+"""Longest integer tensor whose elements are propagated (shape tensors are short)."""
+
+
+def const_int(extent: ShapeExtent) -> int | None:
+    """The integer an exact constant extent holds, else ``None``."""
+    if extent.strength != 2:
+        return None
+    return extent.expr.const_value  # type: ignore[union-attr]
+
+
+def product(state: InferenceState, extents: Sequence[ShapeExtent]) -> ShapeExtent:
+    """The extent of the product of ``extents`` (1 for none).
+
+    Products of exact extents are memoized per run: the same ones recur in
+    every block of a model (``batch * seq``).
+    """
+    cache = state.cache.setdefault("product", {})
+    total = const_extent(1)
+    for extent in extents:
+        if total.strength == 2 and extent.strength == 2:
+            key = (total.expr, extent.expr)
+            known = cache.get(key)
+            if known is None:
+                known = cache[key] = Exact(total.expr * extent.expr)  # type: ignore[operator]
+            total = known  # type: ignore[assignment]
+        else:
+            total = g.mul(total, extent)
+    return total
 
 
 def int_attr(op: ir.Operation, name: str) -> int:
@@ -30,6 +71,37 @@ def int_attr(op: ir.Operation, name: str) -> int:
     if name not in op.attributes or not isinstance(op.attributes[name], ir.IntegerAttr):
         raise OpUsageError(op.location, f"'{op.name}' needs an integer attribute '{name}'")
     return int(ir.IntegerAttr(op.attributes[name]).value)
+
+
+def dense_i64(op: ir.Operation, name: str, state: InferenceState) -> tuple[int, ...]:
+    """A ``DenseI64ArrayAttr`` of ``op`` as a tuple (cached per attribute).
+
+    Raises:
+        OpUsageError: when missing or of another kind.
+    """
+    attributes = op.attributes
+    if name not in attributes:
+        raise OpUsageError(op.location, f"'{op.name}' needs an i64 array attribute '{name}'")
+    attr = attributes[name]
+    cache = state.cache.setdefault("dense_i64", {})
+    values = cache.get(attr)
+    if values is None:
+        if not isinstance(attr, ir.DenseI64ArrayAttr):
+            raise OpUsageError(op.location, f"'{op.name}' needs an i64 array attribute '{name}'")
+        values = cache[attr] = tuple(attr)
+    return values  # type: ignore[return-value]
+
+
+def segment(op: ir.Operation, index: int, operands: Sequence[ir.Value]) -> Sequence[ir.Value]:
+    """The operands of segment ``index`` (``operandSegmentSizes``)."""
+    sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+    start = sum(sizes[:index])
+    return operands[start:start + sizes[index]]
+
+
+def is_integer_like(type_: ir.Type) -> bool:
+    """Whether values of ``type_`` are integers (``index`` or ``iN``)."""
+    return isinstance(type_, (ir.IndexType, ir.IntegerType))
 
 
 def raw_scalar(state: InferenceState, value: ir.Value) -> ShapeExtent:
@@ -44,7 +116,21 @@ def size_extent(state: InferenceState, value: ir.Value) -> ShapeExtent:
     """The extent of a size operand: its value, or a fresh symbol when the
     size is data dependent (it is some non-negative number at run time)."""
     known = state.value(value)
-    return known if not known.is_unknown else state.fresh(value)
+    return known if known.strength else state.fresh(value)
+
+
+def result_dims(
+    state: InferenceState, result_type: ir.Type, sizes: Sequence[ir.Value]
+) -> tuple[ShapeExtent, ...]:
+    """Extents of a result type whose dynamic dims are given by ``sizes`` (in order)."""
+    cache = state.cache.setdefault("dims", {})
+    dims = cache.get(result_type)
+    if dims is None:
+        dims = cache[result_type] = tuple(ir.RankedTensorType(result_type).shape)
+    values = iter(sizes)
+    return tuple(
+        size_extent(state, next(values)) if d == DYNAMIC else const_extent(d)
+        for d in dims)  # type: ignore[attr-defined]
 
 
 def local_extents(
@@ -58,7 +144,8 @@ def local_extents(
     non-exact operand axis it reads.
     """
     operands = op.operands
-    extents, origins = [], []
+    extents: list[ShapeExtent] = []
+    origins: list[Origin | None] = []
     for declared in shape_from_attr(op.attributes[attr_name]):
         if declared.expr is None:
             extents.append(UNKNOWN)
@@ -86,4 +173,5 @@ def local_extents(
 def with_origins(
     extents: Sequence[ShapeExtent], origins: Sequence[Origin | None]
 ) -> ValueFacts:
+    """Facts of a tensor from its extents and their origins."""
     return ValueFacts(shape=tuple(extents), origins=tuple(origins))

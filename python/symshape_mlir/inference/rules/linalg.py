@@ -1,102 +1,207 @@
 """Shape rules of ``linalg`` ops.
 
 Every linalg op here is in destination-passing style: result ``i`` has the
-shape of init ``i``. The rules also check that operand extents agree where
-the op's indexing maps tie them to the same loop (a matmul's ``K``), and
-report a :class:`ShapeInferenceError` when they provably differ.
+shape (and the type) of init ``i``. The rule also checks the op's iteration
+space: operand axes that the indexing maps send to the same loop dimension
+must have the same extent. For ``linalg.generic`` (and named ops carrying
+``indexing_maps``: ``matmul``, ``batch_matmul``, ``contract``,
+``elementwise``) the maps come from the op; for the other named ops from
+their definition:
+
+==================  ============================================================
+op                  loops per operand axis
+==================  ============================================================
+fill                scalar input; init axes are the loops
+copy, map, add...   every operand axis ``a`` is loop ``a`` (identity maps)
+transpose           init axis ``i`` is loop ``i``; input axis ``perm[i]`` too
+broadcast           init axes are the loops; the input's axes are the init
+                    axes not in ``dimensions``, in order
+reduce              input axes are the loops; the inits' axes are the input
+                    axes not in ``dimensions``, in order
+matvec, vecmat,     ``(m, k) (k) -> (m)``, ``(k) (k, n) -> (n)``,
+dot                 ``(k) (k) -> ()``
+==================  ============================================================
+
+So elementwise ops, broadcasts and transposes written as ``linalg.generic``,
+reductions (a reduction loop appears in inputs only) and contractions (a
+matmul's ``K``) are all checked the same way: extents of one loop are
+unified (:meth:`~symshape_mlir.inference.state.InferenceState.unify`: a
+fresh symbol adopts the other extent), and provably different ones — or two
+different named axes — are a :class:`ShapeInferenceError` naming the loop,
+both operands and both axes. A map result that is not a plain dimension
+(``d0 + d1``, a constant) constrains nothing here.
 
 .. code-block:: mlir
 
     %y = linalg.matmul ins(%x, %w : tensor<?x64xf32>, tensor<64x10xf32>)
                        outs(%init : tensor<?x10xf32>) -> tensor<?x10xf32>
-    // [batch, 10], the shape of %init
+    // [batch, 10], the shape of %init; %x's axis 1 and %w's axis 0 agree (64)
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mlir import ir
 
-from symshape_mlir.extent.guarantee import ShapeExtent
-from symshape_mlir.extent.prove import prove_eq
-from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.registry import register
-from symshape_mlir.inference.rules.common import with_origins
-from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.inference.rules.common import dense_i64
+from symshape_mlir.inference.state import InferenceState, describe
 
-__all__: list[str] = []
+__all__ = ["operand_loops"]
 
 Facts = list[ValueFacts | None]
+Loops = tuple[tuple[int, ...] | None, ...]
+"""Per operand, the loop of each axis (-1: none); ``None`` for a non-tensor operand."""
 
-_DPS_OPS = (
-    "linalg.generic", "linalg.map", "linalg.reduce", "linalg.fill", "linalg.copy",
-    "linalg.transpose", "linalg.broadcast", "linalg.matmul", "linalg.batch_matmul",
-    "linalg.matvec", "linalg.vecmat", "linalg.dot", "linalg.softmax",
-    "linalg.elementwise", "linalg.add", "linalg.sub", "linalg.mul", "linalg.div",
-    "linalg.exp", "linalg.max", "linalg.min",
+_IDENTITY_OPS = (
+    "linalg.copy", "linalg.map", "linalg.softmax", "linalg.add", "linalg.sub",
+    "linalg.mul", "linalg.div", "linalg.div_unsigned", "linalg.max", "linalg.min",
+    "linalg.powf", "linalg.exp", "linalg.log", "linalg.abs", "linalg.ceil", "linalg.floor",
+    "linalg.negf", "linalg.reciprocal", "linalg.round", "linalg.sqrt", "linalg.rsqrt",
+    "linalg.square", "linalg.tanh", "linalg.erf", "linalg.select",
 )
-
-
-def _inits(op: ir.Operation) -> list[ir.Value]:
-    operands = list(op.operands)
-    results = len(op.results)
-    return operands[len(operands) - results:] if results else []
-
-
-def _maps(op: ir.Operation) -> list[ir.AffineMap] | None:
-    if "indexing_maps" not in op.attributes:
-        return None
-    return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-
-
-_CONTRACTIONS = {
-    # op: (lhs axis, rhs axis) pairs that must agree, counted from the end.
-    "linalg.matmul": [(-1, -2)],
-    "linalg.batch_matmul": [(-1, -2), (0, 0)],
-    "linalg.matvec": [(-1, -1)],
-    "linalg.vecmat": [(-1, -2)],
-    "linalg.dot": [(-1, -1)],
+_MAPPED_OPS = (
+    "linalg.generic", "linalg.matmul", "linalg.batch_matmul", "linalg.contract",
+    "linalg.elementwise", "linalg.matvec", "linalg.vecmat", "linalg.dot",
+    "linalg.batch_matvec", "linalg.batch_vecmat", "linalg.batch_reduce_matmul",
+)
+_OTHER_OPS = ("linalg.transpose", "linalg.broadcast", "linalg.reduce")
+# Without an indexing_maps attribute: loops per operand, by operand ranks.
+_FIXED: dict[str, tuple[tuple[int, ...], ...]] = {
+    "linalg.matvec": ((0, 1), (1,), (0,)),
+    "linalg.vecmat": ((1,), (1, 0), (0,)),
+    "linalg.dot": ((0,), (0,), ()),
+    "linalg.batch_matvec": ((0, 1, 2), (0, 2), (0, 1)),
+    "linalg.batch_vecmat": ((0, 2), (0, 2, 1), (0, 1)),
+}
+_LOOP_NAMES: dict[str, tuple[str, ...]] = {
+    "linalg.matmul": ("m", "n", "k"),
+    "linalg.batch_matmul": ("batch", "m", "n", "k"),
+    "linalg.matvec": ("m", "k"),
+    "linalg.vecmat": ("n", "k"),
+    "linalg.dot": ("k",),
 }
 
 
-def _check_agree(op: ir.Operation, state: InferenceState, what: str,
-                 a: ShapeExtent, b: ShapeExtent) -> None:
-    if a.is_exact and b.is_exact and \
-            prove_eq(a.expr, b.expr, state.extents, fallback=False) is False:  # type: ignore[arg-type]
-        raise ShapeInferenceError(op.location, f"'{op.name}' {what}: {a} vs {b}")
+def _loops_of_maps(attr: ir.Attribute, state: InferenceState) -> tuple[tuple[int, ...], ...]:
+    cache = state.cache.setdefault("indexing_maps", {})
+    loops = cache.get(attr)
+    if loops is None:
+        maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(attr)]
+        loops = cache[attr] = tuple(
+            tuple(r.position if isinstance(r, ir.AffineDimExpr) else -1 for r in m.results)
+            for m in maps)
+    return loops  # type: ignore[return-value]
 
 
-def _check_loops(op: ir.Operation, state: InferenceState) -> None:
-    """Operand axes mapped to the same loop dimension must agree."""
-    maps = _maps(op)
-    if maps is None:
-        return
-    seen: dict[int, tuple[int, int, ShapeExtent]] = {}
-    for index, (value, amap) in enumerate(zip(op.operands, maps)):
-        if not isinstance(value.type, ir.RankedTensorType):
-            continue
-        shape = state.shape(value, op)
-        for axis, result in enumerate(amap.results):
-            if not isinstance(result, ir.AffineDimExpr):
+def _kept(rank: int, dropped: Sequence[int]) -> tuple[int, ...]:
+    return tuple(a for a in range(rank) if a not in dropped)
+
+
+def operand_loops(
+    op: ir.Operation, ranks: Sequence[int | None], state: InferenceState
+) -> Loops | None:
+    """The loop of every operand axis of a linalg op (``None`` if not modelled).
+
+    Args:
+        op: the linalg op.
+        ranks: per operand, its rank (``None`` for a scalar).
+        state: the run (caches decoded maps).
+    """
+    name = op.name
+    attributes = op.attributes
+    if name in _MAPPED_OPS:
+        for key in ("indexing_maps", "linalg.memoized_indexing_maps"):
+            try:
+                attr = attributes[key]
+            except KeyError:
                 continue
-            loop = result.position
-            extent = shape[axis]
-            if loop in seen:
-                other_index, other_axis, other = seen[loop]
-                _check_agree(op, state,
-                             f"loop dimension {loop} has extent {other} on operand "
-                             f"#{other_index} axis {other_axis} and {extent} on operand "
-                             f"#{index} axis {axis}", other, extent)
-            else:
-                seen[loop] = (index, axis, extent)
+            return _loops_of_maps(attr, state)
+        return _FIXED.get(name)
+    if name in _IDENTITY_OPS:
+        return tuple(None if r is None else tuple(range(r)) for r in ranks)
+    if name == "linalg.transpose":
+        perm = dense_i64(op, "permutation", state)
+        inverse = [0] * len(perm)
+        for i, p in enumerate(perm):
+            inverse[p] = i
+        return (tuple(inverse), tuple(range(len(perm))))
+    init_rank = ranks[-1] or 0
+    if name == "linalg.broadcast":
+        return (_kept(init_rank, dense_i64(op, "dimensions", state)), tuple(range(init_rank)))
+    if name == "linalg.reduce":
+        results = len(op.results) or len(ranks) // 2
+        inputs = len(ranks) - results
+        rank = ranks[0] or 0
+        kept = _kept(rank, dense_i64(op, "dimensions", state))
+        return tuple(tuple(range(rank)) if i < inputs else kept for i in range(len(ranks)))
+    return None
 
 
-@register(*_DPS_OPS)
+def _loop_name(op: ir.Operation, loop: int) -> str:
+    names = _LOOP_NAMES.get(op.name)
+    return names[loop] if names is not None and loop < len(names) else f"d{loop}"
+
+
+def _init_facts(facts: ValueFacts) -> ValueFacts:
+    if facts.value is None and facts.elements is None:
+        return facts
+    return ValueFacts(facts.shape, None, None, facts.origins)
+
+
+@register("linalg.fill", regions="skip", typed=True)
+def _fill(op: ir.Operation, state: InferenceState) -> Facts:
+    # A scalar into the init: nothing to check.
+    return [_init_facts(state.facts_of(op.operands[1]))]
+
+
+Groups = tuple[tuple[tuple[int, int], ...], ...]
+
+
+def _groups(loops: Loops, state: InferenceState) -> Groups:
+    """Per loop seen on two operand axes or more, those ``(operand, axis)`` pairs."""
+    cache = state.cache.setdefault("loop_groups", {})
+    groups = cache.get(loops)
+    if groups is None:
+        by_loop: dict[int, list[tuple[int, int]]] = {}
+        for index, axes in enumerate(loops):
+            for axis, loop in enumerate(axes or ()):
+                if loop >= 0:
+                    by_loop.setdefault(loop, []).append((index, axis))
+        groups = cache[loops] = tuple(
+            tuple(pairs) for _, pairs in sorted(by_loop.items()) if len(pairs) > 1)
+    return groups  # type: ignore[return-value]
+
+
+@register(*_MAPPED_OPS, *_IDENTITY_OPS, *_OTHER_OPS, regions="skip", typed=True)
 def _destination_passing(op: ir.Operation, state: InferenceState) -> Facts:
-    pairs = _CONTRACTIONS.get(op.name)
-    if pairs is not None:
-        lhs, rhs = (state.shape(v, op) for v in list(op.operands)[:2])
-        for a, b in pairs:
-            _check_agree(op, state, "contraction extents differ", lhs[a], rhs[b])
-    _check_loops(op, state)
-    return [with_origins(state.shape(v, op), state.origins(v)) for v in _inits(op)]
+    operands = tuple(op.operands)
+    facts = state.facts_list(operands)
+    shapes = [f.shape for f in facts]
+    generation = state.generation
+    loops = operand_loops(op, [None if s is None else len(s) for s in shapes], state)
+    if loops is not None:
+        for group in _groups(loops, state):
+            first, first_axis = group[0]
+            known = shapes[first][first_axis]  # type: ignore[index]
+            for index, axis in group[1:]:
+                extent = shapes[index][axis]  # type: ignore[index]
+                if known is extent or known.strength != 2 or extent.strength != 2 \
+                        or known.expr is extent.expr:
+                    continue
+                known = state.unify(known, extent, op, describe(
+                    "'{}' loop {}: operand #{} axis {} and operand #{} axis {}", op.name,
+                    _loop_name(op, loops[index][axis]), first, first_axis,  # type: ignore[index]
+                    index, axis))
+    inits = len(operands) - len(op.results)
+    if state.generation != generation:
+        return [_init_facts(f) for f in state.facts_list(operands[inits:])]
+    return [_init_facts(f) for f in facts[inits:]]
+
+
+@register("linalg.yield", "linalg.index", regions="skip")
+def _payload(op: ir.Operation, state: InferenceState) -> Facts:
+    # Payload ops of linalg bodies (never visited: bodies are skipped).
+    return [None] * len(op.results)

@@ -1,14 +1,35 @@
-"""Shape rules of the ``tensor`` dialect.
+"""Shape rules of the ``tensor`` dialect (and ``shape.shape_of``).
 
 Sizes given as ``index`` operands take what is known of those values; a size
-that is data dependent (read from a tensor) becomes a fresh symbol.
+that is data dependent (read from a tensor) becomes a fresh symbol. Offsets
+and strides never change a result's extents.
+
+Partial data propagation: a 0-d or 1-D integer tensor of at most
+:data:`~symshape_mlir.inference.rules.common.MAX_ELEMENTS` elements carries
+its elements when they are known. ``tensor.from_elements``,
+``tensor.splat``, ``shape.shape_of``, integer ``arith.constant``,
+``tensor.extract_slice`` with constant offsets, sizes and strides,
+``tensor.insert_slice``/``tensor.insert`` at constant positions and
+``tensor.concat`` build them; ``tensor.extract`` reads one back;
+``arith``/``index`` ops combine them elementwise
+(:mod:`~symshape_mlir.inference.rules.arith`).
+
+``tensor.reshape`` takes its result extents from the elements of its shape
+operand. It has no ``-1`` or ``0`` convention (unlike ONNX ``Reshape``): a
+provably negative target element is an error; programs imported from ONNX
+compute the ``-1`` entry with integer arithmetic (the element count
+``floordiv`` the product of the other entries, chosen with ``arith.select``),
+which propagates symbolically. A target element that is not known at all is
+derived from the element count when it is the only one
+(``numel floordiv product(others)``, exact because the reshape must keep the
+count), else a fresh symbol.
 
 .. code-block:: mlir
 
-    %d = tensor.dim %x, %c0 : tensor<?x768xf32>          // value: batch
-    %e = tensor.empty(%d) : tensor<?x4xf32>              // [batch, 4]
-    %s = tensor.from_elements %d, %c768 : tensor<2xindex> // elements: [batch, 768]
-    %r = tensor.reshape %x(%s) ...                        // [batch, 768]
+    %d = tensor.dim %x, %c0 : tensor<?x?x768xf32>          // value: batch
+    %n = arith.muli %d, %s : index                         // value: batch * seq
+    %t = tensor.from_elements %n, %c768 : tensor<2xindex>  // elements: [batch * seq, 768]
+    %r = tensor.reshape %x(%t) ...                         // [batch * seq, 768]
 """
 
 from __future__ import annotations
@@ -18,182 +39,334 @@ from collections.abc import Sequence
 from mlir import ir
 
 from symshape_mlir.extent import guarantee as g
-from symshape_mlir.extent.expr import Const
+from symshape_mlir.extent.canon import floordiv
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent
-from symshape_mlir.inference.errors import OpUsageError, ShapeInferenceError
+from symshape_mlir.extent.prove import prove_ge, prove_lt
+from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.registry import register
-from symshape_mlir.inference.rules.common import int_attr, size_extent, with_origins
-from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.inference.rules.common import (
+    DYNAMIC,
+    MAX_ELEMENTS,
+    const_int,
+    dense_i64,
+    int_attr,
+    is_integer_like,
+    product,
+    result_dims,
+    segment,
+    size_extent,
+    with_origins,
+)
+from symshape_mlir.inference.state import InferenceState, const_extent, describe
 
-__all__ = ["mixed_sizes"]
+__all__ = ["mixed_sizes", "propagates_elements"]
 
 Facts = list[ValueFacts | None]
-_DYNAMIC = ir.ShapedType.get_dynamic_size()
+_ZERO = const_extent(0)
+
+
+def propagates_elements(type_: ir.Type) -> bool:
+    """Whether values of ``type_`` carry their elements (short 0-d/1-D integer tensors)."""
+    if not isinstance(type_, ir.RankedTensorType) or type_.rank > 1:
+        return False
+    if not is_integer_like(type_.element_type):
+        return False
+    return type_.rank == 0 or 0 <= type_.shape[0] <= MAX_ELEMENTS
 
 
 def mixed_sizes(
-    op: ir.Operation, state: InferenceState, static_attr: str, dynamic: Sequence[ir.Value]
+    op: ir.Operation, state: InferenceState, static_attr: str, dynamic: Sequence[ir.Value],
+    *, sizes: bool = True,
 ) -> list[ShapeExtent]:
-    """Extents from a static-sizes attribute whose dynamic entries come from operands."""
-    static = list(ir.DenseI64ArrayAttr(op.attributes[static_attr]))
+    """Entries of a static-sizes attribute whose dynamic entries come from operands.
+
+    Args:
+        sizes: dynamic entries are sizes (a data-dependent one gets a fresh
+            symbol); otherwise offsets or strides (what is known, maybe
+            unknown).
+    """
+    static = dense_i64(op, static_attr, state)
     values = iter(dynamic)
-    try:
-        return [size_extent(state, next(values)) if s == _DYNAMIC else Exact(Const(s))
-                for s in static]
-    except StopIteration:
-        raise OpUsageError(op.location, f"'{op.name}' has fewer dynamic sizes than "
-                           f"'{static_attr}' needs") from None
+    read = (lambda v: size_extent(state, v)) if sizes else state.value
+    return [read(next(values)) if s == DYNAMIC else const_extent(s) for s in static]
 
 
-def _operand_segments(op: ir.Operation) -> list[int]:
-    return list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+def _kept_axes(static_sizes: Sequence[int], reduced: Sequence[int]) -> list[int]:
+    """Axes of a slice kept in a rank-reduced type (MLIR's rank-reduction mask:
+    greedy match, unmatched axes must be static 1)."""
+    kept: list[int] = []
+    for axis, size in enumerate(static_sizes):
+        if len(kept) < len(reduced) and size == reduced[len(kept)]:
+            kept.append(axis)
+        elif size != 1:
+            return list(range(len(static_sizes)))
+    return kept if len(kept) == len(reduced) else list(range(len(static_sizes)))
 
 
-def _segment(op: ir.Operation, index: int) -> list[ir.Value]:
-    sizes = _operand_segments(op)
-    start = sum(sizes[:index])
-    return list(op.operands)[start:start + sizes[index]]
+def _constants(extents: Sequence[ShapeExtent]) -> list[int] | None:
+    values = [const_int(e) for e in extents]
+    return None if any(v is None for v in values) else values  # type: ignore[return-value]
 
 
 @register("tensor.dim")
 def _dim(op: ir.Operation, state: InferenceState) -> Facts:
-    index = state.value(op.operands[1])
-    shape = state.shape(op.operands[0], op)
-    axis = index.expr.const_value if index.is_exact and index.expr is not None else None
-    if axis is None or not 0 <= axis < len(shape):
+    source, index = op.operands
+    shape = state.facts_of(source).shape
+    axis = const_int(state.value(index))
+    if shape is None or axis is None:
         return [ValueFacts(value=UNKNOWN)]
+    if not 0 <= axis < len(shape):
+        raise ShapeInferenceError(
+            op.location, f"dimension index {axis} is out of range for rank {len(shape)}")
     return [ValueFacts(value=shape[axis])]
 
 
-@register("tensor.empty")
+@register("tensor.rank")
+def _rank(op: ir.Operation, state: InferenceState) -> Facts:
+    shape = state.facts_of(op.operands[0]).shape
+    return [ValueFacts(value=UNKNOWN if shape is None else const_extent(len(shape)))]
+
+
+@register("tensor.empty", typed=True)
 def _empty(op: ir.Operation, state: InferenceState) -> Facts:
-    result = ir.RankedTensorType(op.results[0].type)
-    sizes = iter(op.operands)
-    return [ValueFacts(shape=tuple(
-        size_extent(state, next(sizes)) if result.is_dynamic_dim(a) else Exact(Const(d))
-        for a, d in enumerate(result.shape)))]
+    return [ValueFacts(shape=result_dims(state, op.result.type, op.operands))]
+
+
+@register("tensor.generate", typed=True)
+def _generate(op: ir.Operation, state: InferenceState) -> Facts:
+    return [ValueFacts(shape=result_dims(state, op.result.type, op.operands))]
 
 
 @register("tensor.splat")
 def _splat(op: ir.Operation, state: InferenceState) -> Facts:
-    result = ir.RankedTensorType(op.results[0].type)
-    sizes = iter(list(op.operands)[1:])
-    return [ValueFacts(shape=tuple(
-        size_extent(state, next(sizes)) if result.is_dynamic_dim(a) else Exact(Const(d))
-        for a, d in enumerate(result.shape)))]
+    operands = list(op.operands)
+    type_ = op.result.type
+    shape = result_dims(state, type_, operands[1:])
+    elements = None
+    if propagates_elements(type_):
+        count = 1 if not shape else const_int(shape[0])
+        if count is not None:
+            elements = (state.value(operands[0]),) * count
+    return [ValueFacts(shape=shape, elements=elements)]
 
 
-@register("tensor.generate")
-def _generate(op: ir.Operation, state: InferenceState) -> Facts:
-    result = ir.RankedTensorType(op.results[0].type)
-    sizes = iter(op.operands)
-    return [ValueFacts(shape=tuple(
-        size_extent(state, next(sizes)) if result.is_dynamic_dim(a) else Exact(Const(d))
-        for a, d in enumerate(result.shape)))]
-
-
-@register("tensor.cast")
+@register("tensor.cast", "tensor.bitcast")
 def _cast(op: ir.Operation, state: InferenceState) -> Facts:
-    source = op.operands[0]
-    if not isinstance(source.type, ir.RankedTensorType):
-        return [None]
-    return [with_origins(state.shape(source, op), state.origins(source))]
+    # A cast to a static size makes it a fact; the engine unifies a fresh
+    # symbol of the source with it (and rejects a provably different one).
+    source = state.facts_of(op.operands[0])
+    if source.shape is None or not isinstance(op.result.type, ir.RankedTensorType):
+        return [ValueFacts(elements=source.elements)]
+    return [source]
 
 
 @register("tensor.extract_slice")
 def _extract_slice(op: ir.Operation, state: InferenceState) -> Facts:
-    sizes = mixed_sizes(op, state, "static_sizes", _segment(op, 2))
-    rank = ir.RankedTensorType(op.results[0].type).rank
-    if rank < len(sizes):
-        # Rank-reducing: drop unit sizes from the front until the rank matches.
-        dropped = len(sizes) - rank
-        kept = []
-        for extent in sizes:
-            if dropped and extent.is_exact and extent.expr is not None \
-                    and extent.expr.const_value == 1:
-                dropped -= 1
-                continue
-            kept.append(extent)
-        sizes = kept
-    return [ValueFacts(shape=tuple(sizes))]
+    operands = list(op.operands)
+    sizes = mixed_sizes(op, state, "static_sizes", segment(op, 2, operands))
+    reduced = ir.RankedTensorType(op.result.type).shape
+    kept = _kept_axes(dense_i64(op, "static_sizes", state), reduced) \
+        if len(reduced) < len(sizes) else range(len(sizes))
+    elements = None
+    source = state.elements(operands[0])
+    if source is not None and len(sizes) == 1:
+        offsets = _constants(mixed_sizes(op, state, "static_offsets", segment(op, 1, operands),
+                                         sizes=False))
+        strides = _constants(mixed_sizes(op, state, "static_strides", segment(op, 3, operands),
+                                         sizes=False))
+        count = const_int(sizes[0])
+        if offsets is not None and strides is not None and count is not None:
+            picked = [offsets[0] + i * strides[0] for i in range(count)]
+            if all(0 <= p < len(source) for p in picked):
+                elements = tuple(source[p] for p in picked)
+    return [ValueFacts(shape=tuple(sizes[a] for a in kept), elements=elements)]
 
 
 @register("tensor.insert_slice")
 def _insert_slice(op: ir.Operation, state: InferenceState) -> Facts:
-    dest = op.operands[1]
-    return [with_origins(state.shape(dest, op), state.origins(dest))]
+    operands = list(op.operands)
+    source, dest = operands[0], operands[1]
+    sizes = mixed_sizes(op, state, "static_sizes", segment(op, 3, operands))
+    source_shape = state.shape(source, op)
+    kept = _kept_axes(dense_i64(op, "static_sizes", state),
+                      ir.RankedTensorType(source.type).shape) \
+        if len(source_shape) < len(sizes) else list(range(len(sizes)))
+    for source_axis, axis in enumerate(kept):
+        state.unify(sizes[axis], source_shape[source_axis], op, describe(
+            "slice size {} and source axis {}", axis, source_axis))
+    facts = state.facts_of(dest)
+    elements = facts.elements
+    inserted = state.elements(source)
+    if elements is not None:
+        offsets = _constants(mixed_sizes(op, state, "static_offsets", segment(op, 2, operands),
+                                         sizes=False))
+        strides = _constants(mixed_sizes(op, state, "static_strides", segment(op, 4, operands),
+                                         sizes=False))
+        if inserted is None or offsets is None or strides is None or len(offsets) != 1:
+            elements = None
+        else:
+            updated = list(elements)
+            for i, element in enumerate(inserted):
+                position = offsets[0] + i * strides[0]
+                if not 0 <= position < len(updated):
+                    updated = None  # type: ignore[assignment]
+                    break
+                updated[position] = element
+            elements = None if updated is None else tuple(updated)
+    return [ValueFacts(facts.shape, None, elements, facts.origins)]
 
 
 @register("tensor.expand_shape")
 def _expand_shape(op: ir.Operation, state: InferenceState) -> Facts:
-    return [ValueFacts(shape=tuple(
-        mixed_sizes(op, state, "static_output_shape", list(op.operands)[1:])))]
+    operands = list(op.operands)
+    source = state.shape(operands[0], op)
+    extents = mixed_sizes(op, state, "static_output_shape", operands[1:])
+    for group_index, axes in enumerate(_reassociation(op, state)):
+        total = product(state, [extents[axis] for axis in axes])
+        state.unify(source[group_index], total, op, describe(
+            "source axis {} and the product of result axes {}", group_index, list(axes)))
+    return [ValueFacts(shape=tuple(extents), elements=_same_elements(op, state))]
 
 
 @register("tensor.collapse_shape")
 def _collapse_shape(op: ir.Operation, state: InferenceState) -> Facts:
     source = state.shape(op.operands[0], op)
-    extents = []
-    for group in ir.ArrayAttr(op.attributes["reassociation"]):
-        product: ShapeExtent = Exact(Const(1))
-        for axis in ir.ArrayAttr(group):
-            product = g.mul(product, source[ir.IntegerAttr(axis).value])
-        extents.append(product)
-    return [ValueFacts(shape=tuple(extents))]
+    return [ValueFacts(shape=tuple(
+        product(state, [source[axis] for axis in axes]) for axes in _reassociation(op, state)),
+        elements=_same_elements(op, state))]
+
+
+def _same_elements(op: ir.Operation, state: InferenceState) -> tuple[ShapeExtent, ...] | None:
+    """The source's elements, for a reshaping op between short integer tensors."""
+    elements = state.elements(op.operands[0])
+    return elements if elements is not None and propagates_elements(op.result.type) else None
+
+
+def _reassociation(op: ir.Operation, state: InferenceState) -> tuple[tuple[int, ...], ...]:
+    attr = op.attributes["reassociation"]
+    cache = state.cache.setdefault("reassociation", {})
+    groups = cache.get(attr)
+    if groups is None:
+        groups = cache[attr] = tuple(
+            tuple(ir.IntegerAttr(a).value for a in ir.ArrayAttr(group))
+            for group in ir.ArrayAttr(attr))
+    return groups  # type: ignore[return-value]
 
 
 @register("tensor.reshape")
 def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
-    elements = state.elements(op.operands[1])
-    if elements is None:
-        return [None]
-    return [ValueFacts(shape=tuple(elements))]
+    source_value, shape_value = op.operands
+    source = state.shape(source_value, op)
+    rank = ir.RankedTensorType(op.result.type).rank
+    elements = state.elements(shape_value)
+    targets: list[ShapeExtent] = list(elements) \
+        if elements is not None and len(elements) == rank else [UNKNOWN] * rank
+    for axis, target in enumerate(targets):
+        if target.strength == 2 and prove_lt(target.expr, 0, state.extents) is True:  # type: ignore[arg-type]
+            raise ShapeInferenceError(
+                op.location,
+                f"target extent {axis} is {target}: tensor.reshape has no -1 or 0 convention "
+                "(compute the extent from the element count)")
+    numel = product(state, source)
+    unknown = [axis for axis, t in enumerate(targets) if t.strength == 0]
+    if len(unknown) == 1 and numel.strength == 2:
+        others = product(state, [t for axis, t in enumerate(targets) if axis != unknown[0]])
+        if others.strength == 2 and prove_ge(others.expr, 1, state.extents) is True:  # type: ignore[arg-type]
+            targets[unknown[0]] = Exact(floordiv(numel.expr, others.expr))  # type: ignore[arg-type]
+            unknown = []
+    for axis in unknown:
+        targets[axis] = state.fresh(("reshape", op, axis))
+    total = product(state, targets)
+    state.unify(numel, total, op, lambda: "the element counts of source and result")
+    return [ValueFacts(shape=tuple(targets))]
 
 
 @register("tensor.concat")
 def _concat(op: ir.Operation, state: InferenceState) -> Facts:
     axis = int_attr(op, "dim")
-    shapes = [state.shape(v, op) for v in op.operands]
-    total: ShapeExtent = Exact(Const(0))
-    for shape in shapes:
-        total = g.add(total, shape[axis])
+    operands = list(op.operands)
+    shapes = [state.shape(v, op) for v in operands]
     first = list(shapes[0])
+    total: ShapeExtent = _ZERO
+    for index, shape in enumerate(shapes):
+        total = g.add(total, shape[axis])
+        for other in range(len(first)):
+            if other != axis and index:
+                first[other] = state.unify(first[other], shape[other], op, describe(
+                    "axis {} of operand #0 and operand #{}", other, index))
     first[axis] = total
-    return [ValueFacts(shape=tuple(first))]
+    elements = None
+    if propagates_elements(op.result.type):
+        parts = [state.elements(v) for v in operands]
+        if all(p is not None for p in parts):
+            elements = tuple(e for p in parts for e in p)  # type: ignore[union-attr]
+    return [ValueFacts(shape=tuple(first), elements=elements)]
 
 
 @register("tensor.pad")
 def _pad(op: ir.Operation, state: InferenceState) -> Facts:
-    source = state.shape(op.operands[0], op)
-    low = mixed_sizes(op, state, "static_low", _segment(op, 1))
-    high = mixed_sizes(op, state, "static_high", _segment(op, 2))
-    return [ValueFacts(shape=tuple(
-        g.add(g.add(s, lo), hi) for s, lo, hi in zip(source, low, high)))]
+    operands = list(op.operands)
+    source = state.shape(operands[0], op)
+    low = mixed_sizes(op, state, "static_low", segment(op, 1, operands))
+    high = mixed_sizes(op, state, "static_high", segment(op, 2, operands))
+    origins = state.origins(operands[0])
+    return [with_origins(
+        [g.add(g.add(s, lo), hi) for s, lo, hi in zip(source, low, high, strict=True)], origins)]
 
 
-@register("tensor.from_elements")
+@register("tensor.from_elements", typed=True)
 def _from_elements(op: ir.Operation, state: InferenceState) -> Facts:
-    result = ir.RankedTensorType(op.results[0].type)
+    type_ = op.result.type
     elements = None
-    if isinstance(result.element_type, (ir.IndexType, ir.IntegerType)) and result.rank <= 1:
+    if propagates_elements(type_):
         elements = tuple(state.value(v) for v in op.operands)
-    return [ValueFacts(shape=None, elements=elements)]
+    return [ValueFacts(shape=result_dims(state, type_, ()), elements=elements)]
 
 
 @register("tensor.extract")
 def _extract(op: ir.Operation, state: InferenceState) -> Facts:
-    elements = state.elements(op.operands[0])
-    if elements is None:
+    operands = list(op.operands)
+    elements = state.elements(operands[0])
+    if elements is None or len(operands) > 2:
         return [ValueFacts(value=UNKNOWN)]
-    coords = list(op.operands)[1:]
-    if not coords:
+    if len(operands) == 1:
         return [ValueFacts(value=elements[0] if len(elements) == 1 else UNKNOWN)]
-    index = state.value(coords[0])
-    position = index.expr.const_value if index.is_exact and index.expr is not None else None
-    if position is None or len(coords) != 1:
+    position = const_int(state.value(operands[1]))
+    if position is None:
         return [ValueFacts(value=UNKNOWN)]
     if not 0 <= position < len(elements):
         raise ShapeInferenceError(
             op.location, f"index {position} is out of range for {len(elements)} elements")
     return [ValueFacts(value=elements[position])]
+
+
+@register("tensor.insert")
+def _insert(op: ir.Operation, state: InferenceState) -> Facts:
+    operands = list(op.operands)
+    facts = state.facts_of(operands[1])
+    elements = facts.elements
+    if elements is not None:
+        position = const_int(state.value(operands[2])) if len(operands) == 3 else 0
+        if position is None or not 0 <= position < len(elements):
+            elements = None
+        else:
+            updated = list(elements)
+            updated[position] = state.value(operands[0])
+            elements = tuple(updated)
+    return [ValueFacts(facts.shape, None, elements, facts.origins)]
+
+
+@register("tensor.yield")
+def _yield(op: ir.Operation, state: InferenceState) -> Facts:
+    return []
+
+
+@register("shape.shape_of")
+def _shape_of(op: ir.Operation, state: InferenceState) -> Facts:
+    shape = state.facts_of(op.operands[0]).shape
+    if shape is None:
+        return [None]
+    result = op.result.type
+    stated = (const_extent(len(shape)),) if isinstance(result, ir.RankedTensorType) else None
+    return [ValueFacts(shape=stated, elements=shape if len(shape) <= MAX_ELEMENTS else None)]

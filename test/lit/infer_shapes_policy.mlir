@@ -1,0 +1,78 @@
+// RUN: symshape-opt --split-input-file --symshape-infer-shapes='policy=skip' %s | FileCheck %s --check-prefixes=CHECK,SKIP
+// RUN: symshape-opt --split-input-file --symshape-infer-shapes='policy=override' %s | FileCheck %s --check-prefixes=CHECK,OVERRIDE
+// RUN: symshape-opt --split-input-file --symshape-infer-shapes='policy=refine' %s | FileCheck %s --check-prefixes=CHECK,REFINE
+// RUN: symshape-opt --split-input-file --symshape-infer-shapes %s | FileCheck %s --check-prefixes=CHECK,REFINE
+// RUN: not symshape-opt --split-input-file --symshape-infer-shapes='policy=strict' %s 2>/dev/null | FileCheck %s --check-prefix=STRICT
+// RUN: not symshape-opt --split-input-file --symshape-infer-shapes='policy=strict' %s 2>&1 >/dev/null | FileCheck %s --check-prefix=STRICT-ERROR
+
+// Each case holds an op whose existing symshape.shape annotation differs
+// from what inference finds; the policies merge them differently, and the
+// merged extents are what later ops see. Under strict, a case that fails
+// prints nothing (its errors are checked on stderr).
+
+// The annotation is more specific than inference (`batch` against a fresh
+// symbol for a size read from data): skip and refine keep it, override
+// replaces it, strict rejects it (inference cannot establish `batch`).
+// CHECK-LABEL: func.func @more_specific
+func.func @more_specific(%t: tensor<i64>) -> tensor<?x4xf32> {
+  %raw = tensor.extract %t[] : tensor<i64>
+  %n = arith.index_cast %raw : i64 to index
+  // SKIP: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
+  // OVERRIDE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0, 4]>}
+  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
+  // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0' (policy=strict)
+  %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : tensor<?x4xf32>
+  // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, 4]>}
+  // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
+  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, 4]>}
+  %f = math.exp %e : tensor<?x4xf32>
+  return %f : tensor<?x4xf32>
+}
+
+// -----
+
+// The annotation is less specific (`?`, or an upper bound inference
+// improves on): only skip keeps it; strict accepts it (it follows).
+// CHECK-LABEL: func.func @less_specific
+// STRICT-LABEL: func.func @less_specific
+func.func @less_specific(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[batch, seq]>})
+    -> tensor<?x?xf32> {
+  // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[?, ub(2 * seq)]>}
+  // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
+  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
+  // STRICT: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
+  %e = math.exp %x {symshape.shape = #symshape.shape<[?, ub(2 * seq)]>} : tensor<?x?xf32>
+  // SKIP: math.tanh {{.*}}{symshape.shape = #symshape.shape<[?, ub(2 * seq)]>}
+  // OVERRIDE: math.tanh {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
+  // REFINE: math.tanh {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
+  // STRICT: math.tanh {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
+  %t = math.tanh %e : tensor<?x?xf32>
+  return %t : tensor<?x?xf32>
+}
+
+// -----
+
+// Two different exact extents that the provers cannot tell apart: skip and
+// refine keep the annotation (a tie in specificity), override takes the
+// inferred one, strict rejects the annotation.
+// CHECK-LABEL: func.func @undecided
+func.func @undecided(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>}) -> tensor<?xf32> {
+  // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[seq]>}
+  // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch]>}
+  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[seq]>}
+  // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'seq' does not follow from the inferred extent 'batch' (policy=strict)
+  %e = math.exp %x {symshape.shape = #symshape.shape<[seq]>} : tensor<?xf32>
+  return %e : tensor<?xf32>
+}
+
+// -----
+
+// The annotation agrees with inference: every policy gives the same result.
+// CHECK-LABEL: func.func @agreeing
+// STRICT-LABEL: func.func @agreeing
+func.func @agreeing(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>}) -> tensor<?xf32> {
+  // CHECK: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch]>}
+  // STRICT: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch]>}
+  %e = math.exp %x {symshape.shape = #symshape.shape<[batch]>} : tensor<?xf32>
+  return %e : tensor<?xf32>
+}
