@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         want = reference(x, w1, b1, w2)
         error = float(np.max(np.abs(got - want))) if want.size else 0.0
         worst = max(worst, error)
-        print(f"[3/3] batch={batch:<4} output {tuple(got.shape)}  max |error| vs numpy = {error:.2e}")
+        print(f"[3/3] batch={batch:<4} output {tuple(got.shape)}  "
+              f"max |error| vs numpy = {error:.2e}")
         if got.shape != want.shape or error > 1e-3:
             print("mismatch against numpy", file=sys.stderr)
             return 1

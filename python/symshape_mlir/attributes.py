@@ -18,7 +18,7 @@ printer does), for diagnostics and runtime check messages.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Union
+from typing import Any
 
 from mlir import ir
 
@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 ExprTree = tuple[Any, ...]
-DecodedExtent = tuple[str, Union[ExprTree, None]]
+DecodedExtent = tuple[str, ExprTree | None]
 
 BINARY_KINDS = frozenset(
     {"add", "sub", "mul", "floordiv", "ceildiv", "mod", "min", "max"}

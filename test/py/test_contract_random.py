@@ -22,7 +22,9 @@ from mlir import ir
 import symshape_mlir
 from symshape_mlir.pipeline import PipelineError, run_pipeline
 
-PIPELINE = "builtin.module(symshape-infer-shapes,symshape-verify-contract,symshape-check-guarantees)"
+PIPELINE = (
+    "builtin.module(symshape-infer-shapes,symshape-verify-contract,symshape-check-guarantees)"
+)
 PROGRAMS = 240
 INPUTS_PER_PROGRAM = 40
 
@@ -59,11 +61,10 @@ def generate(rng: random.Random) -> Program:
         "             %n0: tensor<i64>, %n1: tensor<i64>) {",
     ]
     steps: list[Step] = []
-    current, rank, count = "%x", 2, 0
+    current, rank = "%x", 2
     values: dict[str, int] = {"%x": 0}  # SSA name -> index into the shapes list
 
-    for _ in range(rng.randint(1, 4)):
-        count += 1
+    for count in range(1, rng.randint(1, 4) + 1):
         name = f"%v{count}"
         line = len(lines) + 1
         src = values[current]

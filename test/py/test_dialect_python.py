@@ -100,7 +100,7 @@ def test_register_twice_is_harmless() -> None:
 
 def test_register_rejects_non_contexts() -> None:
     """A wrong argument is a TypeError, not a crash in C++."""
-    with pytest.raises(TypeError, match="expected an mlir.ir.Context"):
+    with pytest.raises(TypeError, match=r"expected an mlir\.ir\.Context"):
         symshape_mlir.register_dialect("not a context")  # type: ignore[arg-type]
 
 
@@ -139,7 +139,7 @@ def test_decode(text: str, expected: object) -> None:
 
 def test_decode_rejects_other_attributes() -> None:
     """Decoding a non-symshape attribute is a TypeError."""
-    with ir.Context(), pytest.raises(TypeError, match="expected a #symshape"):
+    with ir.Context(), pytest.raises(TypeError, match=r"expected a #symshape"):
         decode(ir.Attribute.parse("1 : i64"))
 
 

@@ -49,8 +49,9 @@ LOWERING_ERRORS = (
     "extent values cannot cross function or region boundaries",
     "is not bound by any function argument's 'symshape.axes'",
 )
-SYMSHAPE_IR = re.compile(r'[#!]symshape\b|^\s*(%\S+ = )?"?symshape\.|symshape\.(shape|value|axes) =',
-                         re.MULTILINE)
+SYMSHAPE_IR = re.compile(
+    r'[#!]symshape\b|^\s*(%\S+ = )?"?symshape\.|symshape\.(shape|value|axes) =', re.MULTILINE
+)
 
 
 def _plain_context() -> ir.Context:

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith
 
-from symshape_mlir.attributes import decode_shape
 from symshape_mlir import extent as ex
+from symshape_mlir.attributes import decode_shape
 from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.inference.facts import Origin

@@ -334,7 +334,6 @@ def _broadcast_in_dim(op: ir.Operation, state: LoweringState) -> None:
     b = state.builder
     where = state.exprs(op).where()
     source = op.operands[0]
-    source_type = ir.RankedTensorType(source.type)
     result_type = ir.RankedTensorType(op.results[0].type)
     dims = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
     targets = _targets(op, state, "target", "broadcast_in_dim target")

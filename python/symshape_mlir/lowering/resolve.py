@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 
 from mlir import ir
-
 from mlir.dialects import arith
 
 from symshape_mlir.annotations import strip_annotations

@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from mlir import ir
 
-from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent import Const, InputAxis, RuntimeScalar, minimum
+from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.registry import register
