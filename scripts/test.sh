@@ -4,9 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
-# Run against the installed package, not the source tree.
-cd test
-echo "== ruff" && ruff check --config ../pyproject.toml ../python ../passes ../test/py ../bench ../examples
-echo "== mypy" && (cd .. && mypy)
-echo "== lit" && lit -sv lit
-echo "== pytest" && python -m pytest -c ../pyproject.toml --rootdir .. -q py
+echo "== ruff" && ruff check python passes test/py bench examples
+echo "== mypy" && mypy
+echo "== lit" && lit -sv test/lit
+# The tests import the installed package (python/ is not on sys.path).
+echo "== pytest" && python -m pytest -q -p no:cacheprovider test/py

@@ -8,16 +8,13 @@ where a CUDA device is present.
 
 from __future__ import annotations
 
-import ctypes.util
 import dataclasses
-import os
-import subprocess
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from driver_support import DRIVER_TARGETS, require_driver
 from symshape_mlir import backend
 from symshape_mlir.backend import (
     CompiledModule,
@@ -28,15 +25,6 @@ from symshape_mlir.backend import (
 )
 from symshape_mlir.backend.devices import binds_empty_buffers
 
-INSTALL_LAVAPIPE = Path(__file__).resolve().parents[2] / "scripts" / "install_lavapipe.sh"
-VULKAN_ICD_DIRS = ("/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d")
-# The driver under test -> the target its artifacts are compiled for.
-DRIVER_TARGETS = {
-    "local-task": "llvm-cpu",
-    "local-sync": "llvm-cpu",
-    "vulkan": "vulkan",
-    "cuda": "cuda",
-}
 SIZES = (0, 1, 37)
 
 ADD = """
@@ -205,34 +193,6 @@ PROGRAMS = {
 }
 
 
-def _vulkan_installed() -> bool:
-    has_icd = any(any(Path(d).glob("*.json")) for d in VULKAN_ICD_DIRS)
-    return has_icd and ctypes.util.find_library("vulkan") is not None
-
-
-def _require_device(driver: str) -> None:
-    try:
-        backend.get_device(driver)
-    except DriverUnavailableError as exc:
-        pytest.skip(str(exc))
-
-
-def _prepare_vulkan() -> None:
-    """Installs lavapipe when root and no Vulkan driver is present, else skips."""
-    if not _vulkan_installed():
-        if os.geteuid() != 0:
-            pytest.skip(
-                "no Vulkan ICD or loader, and not root: run scripts/install_lavapipe.sh as root"
-            )
-        proc = subprocess.run(
-            ["bash", str(INSTALL_LAVAPIPE)], capture_output=True, text=True, check=False
-        )
-        print(proc.stdout + proc.stderr)
-        if proc.returncode != 0:
-            pytest.skip(f"install_lavapipe.sh failed: {proc.stderr.strip()}")
-    _require_device("vulkan")
-
-
 @pytest.fixture(scope="module")
 def compiled() -> Callable[[str, str], CompiledModule]:
     """Compiles each (program text, target) once per test module."""
@@ -245,17 +205,6 @@ def compiled() -> Callable[[str, str], CompiledModule]:
         return cache[key]
 
     return get
-
-
-@pytest.fixture(scope="module", params=list(DRIVER_TARGETS))
-def driver(request: pytest.FixtureRequest) -> str:
-    """A usable runtime driver; skips drivers without a device here."""
-    name: str = request.param
-    if name == "vulkan":
-        _prepare_vulkan()
-    else:
-        _require_device(name)
-    return name
 
 
 @pytest.fixture(scope="module")
@@ -323,7 +272,7 @@ def test_vulkan_zero_size_needs_out_shapes(
     loaded: Callable[[str, str], LoadedModule],
 ) -> None:
     """On vulkan a zero-element input without out_shapes is refused, not guessed."""
-    _prepare_vulkan()
+    require_driver("vulkan")
     module = loaded(ADD, "vulkan")
     empty = np.zeros(0, np.float32)
     with pytest.raises(SignatureError) as info:

@@ -15,7 +15,6 @@ modules.
 
 from __future__ import annotations
 
-import ctypes.util
 import dataclasses
 import functools
 import os
@@ -29,20 +28,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from driver_support import DRIVER_TARGETS
 from symshape_mlir import backend
-from symshape_mlir.backend import CompiledModule, DriverUnavailableError, LoadedModule
+from symshape_mlir.backend import CompiledModule, LoadedModule
 
 ROOT = Path(__file__).resolve().parents[2]
 E2E_DIR = ROOT / "test" / "e2e"
-INSTALL_LAVAPIPE = ROOT / "scripts" / "install_lavapipe.sh"
-VULKAN_ICD_DIRS = ("/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d")
-# The driver under test -> the target its artifacts are compiled for.
-DRIVER_TARGETS = {
-    "local-task": "llvm-cpu",
-    "local-sync": "llvm-cpu",
-    "vulkan": "vulkan",
-    "cuda": "cuda",
-}
 
 TO_IREE = ("--symshape-to-iree",)
 # The expansion of `symshape-to-iree` with the contract deferred to runtime
@@ -349,39 +340,6 @@ def assert_matches(actual: object, expected: Arrays, tolerance: float) -> None:
         assert isinstance(got, np.ndarray)
         assert (got.dtype, got.shape) == (want.dtype, want.shape)
         np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
-
-
-def _vulkan_installed() -> bool:
-    has_icd = any(any(Path(d).glob("*.json")) for d in VULKAN_ICD_DIRS if Path(d).is_dir())
-    return has_icd and ctypes.util.find_library("vulkan") is not None
-
-
-def require_driver(driver: str) -> None:
-    """Skips (with the reason) when the driver has no device here.
-
-    For ``vulkan``, installs lavapipe first when running as root without a
-    Vulkan driver.
-    """
-    if driver == "vulkan" and not _vulkan_installed():
-        if os.geteuid() != 0:
-            pytest.skip("no Vulkan ICD or loader, and not root: run scripts/install_lavapipe.sh")
-        proc = subprocess.run(
-            ["bash", str(INSTALL_LAVAPIPE)], capture_output=True, text=True, check=False
-        )
-        if proc.returncode != 0:
-            pytest.skip(f"install_lavapipe.sh failed: {proc.stderr.strip()}")
-    try:
-        backend.get_device(driver)
-    except DriverUnavailableError as exc:
-        pytest.skip(str(exc))
-
-
-@pytest.fixture(scope="module", params=list(DRIVER_TARGETS))
-def driver(request: pytest.FixtureRequest) -> str:
-    """A runtime driver with a device here; the others are skipped with the reason."""
-    name: str = request.param
-    require_driver(name)
-    return name
 
 
 @pytest.mark.parametrize(("name", "binding"), program_cases())

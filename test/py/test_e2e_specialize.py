@@ -14,6 +14,7 @@ import functools
 import numpy as np
 import pytest
 
+from driver_support import require_driver
 from symshape_mlir import backend
 from symshape_mlir.backend import LoadedModule, SignatureError
 from test_e2e_programs import (
@@ -24,7 +25,6 @@ from test_e2e_programs import (
     compiled,
     inputs_for,
     loaded,
-    require_driver,
     run_opt,
 )
 

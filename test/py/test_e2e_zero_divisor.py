@@ -21,15 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from test_e2e_programs import (
-    DRIVER_TARGETS,
-    E2E_DIR,
-    PROGRAMS,
-    Program,
-    compiled,
-    program_module,
-    require_driver,
-)
+from driver_support import DRIVER_TARGETS, require_driver
+from test_e2e_programs import E2E_DIR, PROGRAMS, Program, compiled, program_module
 
 # Loads a module, calls it once expecting RuntimeCallError, then once more
 # expecting success; prints one JSON line with what happened.
