@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
-from driver_support import DRIVER_TARGETS, require_driver
 from symshape_mlir import backend
 from symshape_mlir.backend import (
     CompiledModule,
@@ -24,6 +23,8 @@ from symshape_mlir.backend import (
     SignatureError,
 )
 from symshape_mlir.backend.devices import binds_empty_buffers
+
+from driver_support import DRIVER_TARGETS, require_driver
 
 SIZES = (0, 1, 37)
 

@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from driver_support import DRIVER_TARGETS
 from symshape_mlir import backend
 from symshape_mlir.backend import CompiledModule, LoadedModule
+
+from driver_support import DRIVER_TARGETS
 
 ROOT = Path(__file__).resolve().parents[2]
 E2E_DIR = ROOT / "test" / "e2e"

@@ -14,9 +14,10 @@ import functools
 import numpy as np
 import pytest
 
-from driver_support import require_driver
 from symshape_mlir import backend
 from symshape_mlir.backend import LoadedModule, SignatureError
+
+from driver_support import require_driver
 from test_e2e_programs import (
     PROGRAMS,
     Binding,

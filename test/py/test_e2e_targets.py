@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from symshape_mlir.backend import TARGETS
+
 from test_e2e_programs import PROGRAMS, program_module
 
 COMPILE_ONLY_TARGETS = ("cuda", "metal", "rocm")
