@@ -221,3 +221,18 @@ func.func @call_conflict(%a: tensor<?xf32> {symshape.axes = #symshape.shape<[bat
   %r = call @same_n(%a, %b) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// A broadcast input axis that is provably not 1 is copied: it must equal its
+// target extent, and batch + 2 never equals batch.
+func.func @broadcast_input_mismatch(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>}) -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<?xf32> to tensor<?xf32>
+  // expected-error @below {{input axis 0 and target extent 0 must be equal: batch vs batch + 2}}
+  %b = symshape.broadcast_in_dim %p, %x dims [0] to [dim(1, 0)] : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %b : tensor<?xf32>
+}

@@ -17,6 +17,7 @@ from mlir import ir
 from symshape_mlir.extent import Const, InputAxis, RuntimeScalar, minimum
 from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
+from symshape_mlir.extent.prove import prove_ne
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import (
@@ -83,9 +84,23 @@ def _same_value(op: ir.Operation, state: InferenceState) -> Facts:
     return [ValueFacts(value=state.value(op.operands[0]))]
 
 
-@register("symshape.reshape", "symshape.broadcast_in_dim")
-def _targets(op: ir.Operation, state: InferenceState) -> Facts:
+@register("symshape.reshape")
+def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
     return [with_origins(*local_extents(op, state, "target"))]
+
+
+@register("symshape.broadcast_in_dim")
+def _broadcast_in_dim(op: ir.Operation, state: InferenceState) -> Facts:
+    targets, origins = local_extents(op, state, "target")
+    # An input axis that is provably not 1 is copied, so it equals its target.
+    shape = state.shape(op.operands[0], op)
+    dims = ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"])
+    for in_axis, out_axis in enumerate(dims):
+        have = shape[in_axis]
+        if have.is_exact and prove_ne(have.expr, 1, state.extents) is True:  # type: ignore[arg-type]
+            what = f"input axis {in_axis} and target extent {out_axis}"
+            state.unify(targets[out_axis], have, op, lambda what=what: what)
+    return [with_origins(targets, origins)]
 
 
 @register("symshape.gather")
