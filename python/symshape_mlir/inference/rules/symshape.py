@@ -98,8 +98,8 @@ def _broadcast_in_dim(op: ir.Operation, state: InferenceState) -> Facts:
     for in_axis, out_axis in enumerate(dims):
         have = shape[in_axis]
         if have.is_exact and prove_ne(have.expr, 1, state.extents) is True:  # type: ignore[arg-type]
-            what = f"input axis {in_axis} and target extent {out_axis}"
-            state.unify(targets[out_axis], have, op, lambda what=what: what)
+            state.unify(targets[out_axis], have, op,
+                        f"input axis {in_axis} and target extent {out_axis}".__str__)
     return [with_origins(targets, origins)]
 
 
