@@ -16,6 +16,7 @@ from symshape_mlir.extent.expr import CeilDiv, Expr, FloorDiv, Mod, is_identifie
 from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference import InferenceError, InferenceOptions, InferenceState, infer
 from symshape_mlir.pipeline import InvalidPipelineError, ModulePass, option
+from symshape_mlir.walk import collect_ops, functions
 
 __all__ = ["Specialize", "parse_bindings", "zero_divisor"]
 
@@ -133,7 +134,7 @@ class Specialize(ModulePass):
             self.error(error.location, error.message, notes=error.notes)
             return
         called = _called_functions(module)
-        for func in _functions(module):
+        for func in functions(module):
             symbol = ir.StringAttr(func.attributes["sym_name"]).value
             if symbol in called:
                 logger.debug("@%s is called inside the module: left dynamic", symbol)
@@ -184,7 +185,7 @@ def parse_bindings(text: str) -> tuple[dict[str, int], list[str]]:
 def declared_axes(module: ir.Operation) -> frozenset[str]:
     """The axis names the module's functions declare in argument ``symshape.axes``."""
     names: set[str] = set()
-    for func in _functions(module):
+    for func in functions(module):
         if "arg_attrs" not in func.attributes:
             continue
         for attrs in ir.ArrayAttr(func.attributes["arg_attrs"]):
@@ -195,24 +196,11 @@ def declared_axes(module: ir.Operation) -> frozenset[str]:
     return frozenset(names)
 
 
-def _functions(module: ir.Operation) -> list[ir.Operation]:
-    return [
-        op.operation
-        for op in module.regions[0].blocks[0].operations
-        if op.operation.name == "func.func" and op.operation.regions[0].blocks
-    ]
-
-
 def _called_functions(module: ir.Operation) -> set[str]:
-    called: set[str] = set()
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "func.call":
-            called.add(ir.FlatSymbolRefAttr(op.attributes["callee"]).value)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return called
+    return {
+        ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+        for op in collect_ops(module, lambda o: o.name == "func.call")
+    }
 
 
 def zero_divisor(expr: Expr, bindings: Mapping[str, int]) -> Expr | None:
@@ -318,15 +306,7 @@ class _FunctionSpecializer:
 
     def _body_ops(self) -> list[ir.Operation]:
         """Every op of the body (nested ones too), collected before any change."""
-        ops: list[ir.Operation] = []
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if op != self.func:
-                ops.append(op)
-            return ir.WalkResult.ADVANCE
-
-        self.func.walk(visit, ir.WalkOrder.PRE_ORDER)
-        return ops
+        return collect_ops(self.func, lambda op: op != self.func)
 
     def _specialize_arguments(self, inputs: list[ir.Type]) -> list[ir.Type] | None:
         changed = False

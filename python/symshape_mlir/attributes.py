@@ -32,6 +32,7 @@ __all__ = [
     "ExprTree",
     "decode",
     "decode_shape",
+    "enum_name",
     "expr_from_tree",
     "extent_attr",
     "extent_from_decoded",
@@ -67,6 +68,11 @@ def decode_shape(attr: ir.Attribute) -> list[DecodedExtent]:
     if not isinstance(decoded, list):
         raise TypeError(f"expected a #symshape.shape attribute, got {attr}")
     return decoded
+
+
+def enum_name(attr: ir.Attribute) -> str:
+    """The case of a symshape enum attribute (``#symshape<semantics index>`` -> ``index``)."""
+    return str(attr).split()[-1].rstrip(">")
 
 
 def format_tree(tree: ExprTree, parent: int = 0, right: bool = False) -> str:

@@ -99,21 +99,14 @@ def _message(op: ir.Operation, field: str) -> str:
             f"{location_text(op.location)}")
 
 
-def _product(b: IndexBuilder, values: list[ir.Value]) -> ir.Value:
-    result = b.const(1)
-    for value in values:
-        result = b.mul(result, value)
-    return result
-
-
 def _count_check(op: ir.Operation, field: str, source: ir.Value,
                  sizes: Callable[[IndexBuilder], list[ir.Value]]) -> Check:
     """Checks at run time that ``sizes`` keep ``source``'s element count."""
 
     def emit(b: IndexBuilder) -> None:
         rank = ir.RankedTensorType(source.type).rank
-        have = _product(b, [b.dim(source, a) for a in range(rank)])
-        b.check(b.cmp("eq", have, _product(b, sizes(b))), _message(op, field))
+        have = b.product([b.dim(source, a) for a in range(rank)])
+        b.check(b.cmp("eq", have, b.product(sizes(b))), _message(op, field))
 
     return emit
 
@@ -259,8 +252,8 @@ def _expand_shape(op: ir.Operation, state: InferenceState, axes: AxisBindings
 
     def check(b: IndexBuilder) -> None:
         for in_axis, group in enumerate(groups):
-            product = _product(b, [sized[a] if a in sized else b.const(static[a])
-                                   for a in group])
+            product = b.product([sized[a] if a in sized else b.const(static[a])
+                                 for a in group])
             b.check(b.cmp("eq", product, b.dim(source, in_axis)),
                     _message(op, f"expand_shape output group {in_axis}"))
 

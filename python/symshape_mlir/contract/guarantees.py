@@ -14,6 +14,7 @@ from mlir import ir
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.inference import InferenceOptions, infer
+from symshape_mlir.walk import collect_ops
 
 __all__ = ["check_guarantees"]
 
@@ -21,15 +22,10 @@ _SHAPE_ATTR = "symshape.shape"
 
 
 def _annotated(module: ir.Operation) -> list[tuple[ir.Operation, list[ir.Attribute]]]:
-    found: list[tuple[ir.Operation, list[ir.Attribute]]] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if _SHAPE_ATTR in op.attributes:
-            attr = op.attributes[_SHAPE_ATTR]
-            found.append((op, list(attr) if isinstance(attr, ir.ArrayAttr) else [attr]))
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    found = []
+    for op in collect_ops(module, lambda o: _SHAPE_ATTR in o.attributes):
+        attr = op.attributes[_SHAPE_ATTR]
+        found.append((op, list(attr) if isinstance(attr, ir.ArrayAttr) else [attr]))
     return found
 
 

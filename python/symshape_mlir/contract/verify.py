@@ -21,7 +21,6 @@ A requirement that no runtime check can establish (the extent of an axis a
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mlir import ir
@@ -33,6 +32,7 @@ from symshape_mlir.inference.facts import Origin
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.exprs import AxisBindings
 from symshape_mlir.lowering.index_builder import IndexBuilder
+from symshape_mlir.walk import collect_ops, functions
 
 __all__ = ["MODES", "ContractError", "Violation", "verify_contract"]
 
@@ -61,23 +61,6 @@ class ContractError(Exception):
                  f"an extent involved is weakened by '{self.origin.op_name}' here")]
 
 
-def _functions(module: ir.Operation) -> Iterator[ir.Operation]:
-    for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func" and op.operation.regions[0].blocks:
-            yield op.operation
-
-
-def _ops(func: ir.Operation) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    func.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
 Violation = UnsupportedDynamicShapeError | ContractError
 
 
@@ -102,9 +85,9 @@ def verify_contract(
     state = state or infer(module, InferenceOptions())
     errors: list[Violation] = []
     with module.context:
-        for func in _functions(module):
+        for func in functions(module):
             axes = AxisBindings(func)
-            for op in _ops(func):
+            for op in collect_ops(func):
                 emitted: set[int] = set()
                 for req in list(requirements(op, state, axes)):
                     if req.satisfied:

@@ -28,6 +28,7 @@ from symshape_mlir.inference.rules.common import raw_scalar
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.index_builder import IndexBuilder
+from symshape_mlir.pipeline.diagnostics import resolve_location
 
 __all__ = ["AxisBindings", "ExprLowering"]
 
@@ -148,11 +149,6 @@ class ExprLowering:
 
 
 def location_text(location: ir.Location) -> str:
-    """``file:line:col`` for a file location, else MLIR's spelling."""
-    text = str(location)
-    if text.startswith("loc(") and text.endswith(")"):
-        text = text[4:-1]
-    if text.startswith('"'):
-        name, _, rest = text[1:].partition('"')
-        return f"{name}{rest}"
-    return text
+    """``file:line:col`` where the location has a file position, else MLIR's spelling."""
+    position = resolve_location(location)
+    return str(position) if position is not None else str(location)

@@ -24,6 +24,7 @@ from mlir import ir
 from mlir.dialects import arith, tensor
 
 from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.walk import collect_ops
 
 __all__ = ["insert_upper_bound_hints"]
 
@@ -43,16 +44,12 @@ def _constant_bounds(facts: InferenceState, value: ir.Value) -> dict[int, int]:
 def insert_upper_bound_hints(func: ir.Operation, facts: InferenceState) -> int:
     """Adds hints after every op with constant-bounded dynamic axes; returns how many."""
     targets: list[tuple[ir.Operation, ir.Value, dict[int, int]]] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
+    for op in collect_ops(func):
         for result in op.results:
             if isinstance(result.type, ir.RankedTensorType):
                 bounds = _constant_bounds(facts, result)
                 if bounds:
                     targets.append((op, result, bounds))
-        return ir.WalkResult.ADVANCE
-
-    func.walk(visit, ir.WalkOrder.PRE_ORDER)
     index = ir.IndexType.get()
     for op, value, bounds in targets:
         type_ = ir.RankedTensorType(value.type)

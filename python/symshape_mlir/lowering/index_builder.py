@@ -17,6 +17,8 @@ that fails the call with a message naming the expression:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mlir import ir
 from mlir.dialects import arith, cf, tensor
 
@@ -141,6 +143,13 @@ class IndexBuilder:
         result = arith.MulIOp(lhs, rhs).result
         if self.is_nonneg(lhs) and self.is_nonneg(rhs):
             self._nonneg.add(result)
+        return result
+
+    def product(self, values: Sequence[ir.Value]) -> ir.Value:
+        """The product of ``values`` (1 for none)."""
+        result = self.const(1)
+        for value in values:
+            result = self.mul(result, value)
         return result
 
     def min(self, lhs: ir.Value, rhs: ir.Value) -> ir.Value:

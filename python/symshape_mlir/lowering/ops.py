@@ -18,13 +18,14 @@ dialect's semantics need them:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from symshape_mlir.attributes import decode_shape
+from symshape_mlir.attributes import decode_shape, enum_name
 from symshape_mlir.extent import Expr, ShapeExtent, mul, prove_eq, prove_ne
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.errors import LoweringError
@@ -92,8 +93,7 @@ def _dim(op: ir.Operation, state: LoweringState) -> None:
 
 @rule("symshape.runtime_scalar")
 def _runtime_scalar(op: ir.Operation, state: LoweringState) -> None:
-    # Printed as `#symshape<semantics NAME>`.
-    semantics = str(op.attributes["semantics"]).split()[-1].rstrip(">")
+    semantics = enum_name(op.attributes["semantics"])
     _define(op, state, state.exprs(op).lower(("scalar", 0, semantics)))
 
 
@@ -159,13 +159,6 @@ def _sizes_for(result_type: ir.RankedTensorType, values: Sequence[ir.Value],
     return sizes
 
 
-def _product(b: IndexBuilder, values: Sequence[ir.Value]) -> ir.Value:
-    result = b.const(1)
-    for value in values:
-        result = b.mul(result, value)
-    return result
-
-
 def _groups(src: Sequence[ShapeExtent], dst: Sequence[ShapeExtent], state: LoweringState
             ) -> list[tuple[list[int], list[int]]] | None:
     """Splits a reshape into groups of one source axis to many target axes (or
@@ -212,7 +205,7 @@ def _reshape_by_groups(source: ir.Value, result_type: ir.RankedTensorType,
         for ins, _ in groups:
             sizes = [source_type.shape[a] for a in ins]
             dims.append(_DYNAMIC if any(source_type.is_dynamic_dim(a) for a in ins)
-                        else _prod_int(sizes))
+                        else math.prod(sizes))
         natural = ir.RankedTensorType.get(dims, result_type.element_type)
         collapsed = tensor.CollapseShapeOp(natural, source,
                                            _reassociation([g for g, _ in groups])).result
@@ -233,13 +226,6 @@ def _reshape_by_groups(source: ir.Value, result_type: ir.RankedTensorType,
     return None
 
 
-def _prod_int(values: Sequence[int]) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
-
-
 @rule("symshape.reshape")
 def _reshape(op: ir.Operation, state: LoweringState) -> None:
     b = state.builder
@@ -256,8 +242,8 @@ def _reshape(op: ir.Operation, state: LoweringState) -> None:
     if groups is None:
         # Not provably a pure split or merge of axes: check the element count
         # (unless provable) and reshape through an i64 shape tensor.
-        count = _product(b, targets)
-        source_count = _product(b, [b.dim(source, a) for a in range(source_type.rank)])
+        count = b.product(targets)
+        source_count = b.product([b.dim(source, a) for a in range(source_type.rank)])
         if not _same_count(source_extents, target_extents, state):
             b.check(b.cmp("eq", count, source_count),
                     f"symshape: reshape target changes the element count ({where})")

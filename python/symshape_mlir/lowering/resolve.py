@@ -21,6 +21,7 @@ from symshape_mlir.lowering.exprs import AxisBindings, location_text
 from symshape_mlir.lowering.hints import insert_upper_bound_hints
 from symshape_mlir.lowering.index_builder import IndexBuilder
 from symshape_mlir.lowering.ops import RULES, LoweringState
+from symshape_mlir.walk import collect_ops, functions
 
 __all__ = ["TARGETS", "resolve_module"]
 
@@ -29,21 +30,9 @@ logger = logging.getLogger(__name__)
 _PREFIX = "symshape."
 
 
-def _collect(root: ir.Operation, predicate) -> list[ir.Operation]:  # type: ignore[no-untyped-def]
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if predicate(op):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
 def _lower_function(func: ir.Operation, facts: InferenceState) -> None:
     state = LoweringState(IndexBuilder(), AxisBindings(func), facts)
-    ops = _collect(func, lambda op: op.name.startswith(_PREFIX))
+    ops = collect_ops(func, lambda op: op.name.startswith(_PREFIX))
     for op in ops:
         with ir.InsertionPoint(op), op.location:
             RULES[op.name](op, state)
@@ -73,7 +62,7 @@ def _guard_divisions(func: ir.Operation, facts: InferenceState) -> None:
     Divisions on tensors are elementwise and left alone.
     """
     builder = IndexBuilder()
-    for op in _collect(func, lambda o: o.name in _DIVISIONS):
+    for op in collect_ops(func, lambda o: o.name in _DIVISIONS):
         divisor = op.operands[1]
         if isinstance(divisor.type, ir.ShapedType):
             continue
@@ -88,7 +77,7 @@ def _guard_divisions(func: ir.Operation, facts: InferenceState) -> None:
 
 
 def _check_clean(module: ir.Operation) -> None:
-    for op in _collect(module, lambda _: True):
+    for op in collect_ops(module):
         if op.name.startswith(_PREFIX):
             raise LoweringError(op.location, f"'{op.name}' was not lowered")
         types = [v.type for v in op.results] + [v.type for v in op.operands]
@@ -127,12 +116,10 @@ def resolve_module(module: ir.Operation, target: str = "generic") -> None:
                          "context must allow unregistered dialects")
     with module.context:
         facts = infer(module, InferenceOptions())
-        funcs = _collect(module, lambda op: op.name == "func.func")
-        for func in funcs:
-            if func.regions[0].blocks:
-                if target == "iree":
-                    insert_upper_bound_hints(func, facts)
-                _guard_divisions(func, facts)
-                _lower_function(func, facts)
+        for func in functions(module):
+            if target == "iree":
+                insert_upper_bound_hints(func, facts)
+            _guard_divisions(func, facts)
+            _lower_function(func, facts)
         strip_annotations(module, arguments=True)
         _check_clean(module)

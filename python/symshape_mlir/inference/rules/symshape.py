@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from mlir import ir
 
+from symshape_mlir.attributes import enum_name
 from symshape_mlir.extent import Const, InputAxis, RuntimeScalar, minimum
 from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
@@ -52,8 +53,7 @@ def _bound(op: ir.Operation, state: InferenceState) -> Facts:
 
 
 def _semantics(op: ir.Operation) -> str:
-    # Printed as `#symshape<semantics NAME>`.
-    return str(op.attributes["semantics"]).split()[-1].rstrip(">")
+    return enum_name(op.attributes["semantics"])
 
 
 @register("symshape.runtime_scalar")
@@ -120,7 +120,7 @@ def _gather(op: ir.Operation, state: InferenceState) -> Facts:
 def truncate_stage(op: ir.Operation, state: InferenceState) -> str:
     """The stage of a ``dynamic_truncate``: its own, else the run's option."""
     if "stage" in op.attributes:
-        return str(op.attributes["stage"]).split()[-1].rstrip(">")
+        return enum_name(op.attributes["stage"])
     return state.options.truncate_stage
 
 

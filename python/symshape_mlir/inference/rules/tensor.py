@@ -128,13 +128,9 @@ def _rank(op: ir.Operation, state: InferenceState) -> Facts:
     return [ValueFacts(value=UNKNOWN if shape is None else const_extent(len(shape)))]
 
 
-@register("tensor.empty", typed=True)
-def _empty(op: ir.Operation, state: InferenceState) -> Facts:
-    return [ValueFacts(shape=result_dims(state, op.result.type, op.operands))]
-
-
-@register("tensor.generate", typed=True)
-def _generate(op: ir.Operation, state: InferenceState) -> Facts:
+@register("tensor.empty", "tensor.generate", typed=True)
+def _sized_by_operands(op: ir.Operation, state: InferenceState) -> Facts:
+    """The dynamic dims of the result type are the operands, in order."""
     return [ValueFacts(shape=result_dims(state, op.result.type, op.operands))]
 
 
