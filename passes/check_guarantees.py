@@ -39,6 +39,8 @@ class CheckGuarantees(ModulePass):
     name = "symshape-check-guarantees"
     summary = "Fail if any pass upgraded a guarantee (upper bound or unknown became exact)"
 
+    preserves_analyses = True
+
     def run(self, module: ir.Operation) -> None:
         try:
             problems = check_guarantees(module)

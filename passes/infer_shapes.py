@@ -8,7 +8,7 @@ from typing import Literal
 from mlir import ir
 
 from symshape_mlir.inference import InferenceError, InferenceOptions, annotate, infer
-from symshape_mlir.pipeline import ModulePass, option
+from symshape_mlir.pipeline import ModulePass, option, store_inference
 
 __all__ = ["InferShapes"]
 
@@ -38,9 +38,14 @@ class InferShapes(ModulePass):
           %t = symshape.dynamic_truncate %x, %n axis 0
               {symshape.shape = #symshape.shape<[ub(batch), 4]>} : ...
 
+    The facts stay with the pipeline for the passes that follow; the
+    annotations are output only (never read back as facts).
+
     Options:
-        policy: how inferred shapes merge with existing ``symshape.shape``
-            annotations (``skip``, ``override``, ``refine``, ``strict``).
+        policy: what happens to existing ``symshape.shape`` annotations
+            (``skip`` keeps them as written, ``override`` replaces them,
+            ``refine`` replaces them and rejects contradictions, ``strict``
+            rejects any that inference does not establish).
         truncate-stage: what a ``dynamic_truncate`` without ``stage`` reports.
     """
 
@@ -48,11 +53,13 @@ class InferShapes(ModulePass):
     summary = "Infer symbolic extents of every value and annotate them (symshape.shape)"
 
     policy: Literal["skip", "override", "refine", "strict"] = option(
-        "refine", help="merge with existing annotations: skip, override, refine or strict"
+        "refine", help="existing annotations: skip, override, refine or strict"
     )
     truncate_stage: Literal["upper_bound", "exact"] = option(
         "upper_bound", help="extent of a dynamic_truncate without a stage: upper_bound or exact"
     )
+
+    preserves_analyses = True
 
     def run(self, module: ir.Operation) -> None:
         options = InferenceOptions(policy=self.policy, truncate_stage=self.truncate_stage)
@@ -61,4 +68,5 @@ class InferShapes(ModulePass):
         except InferenceError as error:
             self.error(error.location, error.message, notes=error.notes)
             return
+        store_inference(module, state)
         annotate(module, state)

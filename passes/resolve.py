@@ -7,8 +7,9 @@ from typing import Literal
 
 from mlir import ir
 
+from symshape_mlir.inference import InferenceError
 from symshape_mlir.lowering import LoweringError, resolve_module
-from symshape_mlir.pipeline import ModulePass, option
+from symshape_mlir.pipeline import ModulePass, inference, option
 
 __all__ = ["Resolve"]
 
@@ -18,7 +19,10 @@ logger = logging.getLogger(__name__)
 class Resolve(ModulePass):
     """Lowers every symshape op, type and attribute to upstream dialects.
 
-    Extents become ``index`` arithmetic (divisions guarded by ``cf.assert``),
+    First every requirement that is not proven and not checked yet gets a
+    run-time check (``cf.assert``) before its op, and every declared argument
+    axis an entry check. Then extents become ``index`` arithmetic (divisions
+    guarded by ``cf.assert``),
     runtime scalars become ``tensor.extract`` with their semantics, reshapes
     become ``tensor.reshape`` with an ``i64`` shape, broadcasts and gathers
     become ``linalg.generic``, truncations become ``tensor.extract_slice``.
@@ -55,6 +59,6 @@ class Resolve(ModulePass):
 
     def run(self, module: ir.Operation) -> None:
         try:
-            resolve_module(module, self.target)
-        except LoweringError as error:
+            resolve_module(module, self.target, inference(module))
+        except (LoweringError, InferenceError) as error:
             self.error(error.location, error.message)

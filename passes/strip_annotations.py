@@ -50,6 +50,8 @@ class StripAnnotations(ModulePass):
     name = "symshape-strip-annotations"
     summary = "Remove symshape.* annotations (discardable and function result attributes)"
 
+    preserves_analyses = True
+
     def run(self, module: ir.Operation) -> None:
         """Strips the annotations of every operation nested in ``module``."""
         removed = strip_annotations(module)

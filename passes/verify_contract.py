@@ -9,7 +9,7 @@ from mlir import ir
 
 from symshape_mlir.contract import verify_contract
 from symshape_mlir.inference import InferenceError
-from symshape_mlir.pipeline import ModulePass, option
+from symshape_mlir.pipeline import ModulePass, inference, option
 
 __all__ = ["VerifyContract"]
 
@@ -19,12 +19,16 @@ logger = logging.getLogger(__name__)
 class VerifyContract(ModulePass):
     """Rejects (or defers to run time) every use of an upper bound as a true size.
 
-    Consumers that need exact extents — reshape and broadcast targets, gather
-    slice sizes, ``tensor.reshape`` shapes, ``tensor.expand_shape`` sizes,
-    linalg inits tied to inputs — must get exact ones, and a reshape must
-    provably keep its element count. ``mode=reject`` reports each violation
-    with a note at the op that weakened the extent; ``mode=defer`` inserts a
-    ``cf.assert`` before the consumer instead.
+    Judges what inference recorded that each op requires: true sizes for
+    reshape, broadcast and gather targets, ``tensor.reshape`` shapes and
+    ``expand_shape`` sizes; equal extents wherever two must agree (one
+    ``linalg`` loop, elementwise operands, a slice and its source, call
+    arguments sharing a callee axis, a static ``tensor.cast``); slices within
+    their source; non-negative sizes. ``mode=reject`` reports each use of an
+    upper bound or unknown extent with a note at the op that weakened it;
+    ``mode=defer`` inserts a ``cf.assert`` before the op instead. Equations
+    between exact extents that cannot be proven get a remark and a run-time
+    check from ``symshape-resolve`` (``unproven=reject`` rejects them).
 
     Before::
 
@@ -52,12 +56,19 @@ class VerifyContract(ModulePass):
     mode: Literal["reject", "defer"] = option(
         "reject", help="reject violations, or defer them to runtime checks"
     )
+    unproven: Literal["check", "reject"] = option(
+        "check", help="equations between exact extents the provers cannot decide: "
+                      "check them at run time (with a remark), or reject them"
+    )
+    preserves_analyses = True
 
     def run(self, module: ir.Operation) -> None:
         try:
-            errors = verify_contract(module, self.mode)
+            report = verify_contract(module, inference(module), self.mode, self.unproven)
         except InferenceError as error:
             self.error(error.location, error.message, notes=error.notes)
             return
-        for violation in errors:
+        for location, message in report.remarks:
+            self.remark(location, message)
+        for violation in report.errors:
             self.error(violation.location, violation.message, notes=violation.notes)

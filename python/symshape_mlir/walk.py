@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from mlir import ir
 
-__all__ = ["collect_ops", "functions"]
+__all__ = ["collect_ops", "enclosing_function", "functions"]
 
 
 def collect_ops(
@@ -32,3 +32,11 @@ def functions(module: ir.Operation) -> list[ir.Operation]:
         for op in module.regions[0].blocks[0].operations
         if op.operation.name == "func.func" and op.operation.regions[0].blocks
     ]
+
+
+def enclosing_function(op: ir.Operation) -> ir.Operation | None:
+    """The ``func.func`` that holds ``op``, if any."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent
+    return None if parent is None else parent.operation

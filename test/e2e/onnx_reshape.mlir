@@ -1,10 +1,12 @@
-// An ONNX-style `-1` reshape (needs `symshape-verify-contract{mode=defer}`).
+// An ONNX-style `-1` reshape.
 //
 // The shape `[batch, -1, 4, 8]` is computed with upstream `arith` the way an
 // ONNX importer writes it: the `-1` extent is `numel floordiv (batch * 4 * 8)`.
 // At batch 0 that is 0 / 0: the resolved module guards the division, so the
 // call fails with an error instead of a SIGFPE. That the element count is kept
-// (`width` a multiple of 32) is only known at run time: a deferred check.
+// (`width` a multiple of 32) is only known at run time: an equation between
+// exact extents that cannot be proven, so symshape-to-iree checks it at run
+// time (with a remark).
 //
 // Reference: x.reshape(batch, -1, 4, 8). Bindings: batch, width.
 func.func @onnx_minus_one(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[batch, width]>})

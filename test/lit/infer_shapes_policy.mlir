@@ -6,25 +6,29 @@
 // RUN: not symshape-opt --split-input-file --symshape-infer-shapes='policy=strict' %s 2>&1 >/dev/null | FileCheck %s --check-prefix=STRICT-ERROR
 
 // Each case holds an op whose existing symshape.shape annotation differs
-// from what inference finds; the policies merge them differently, and the
-// merged extents are what later ops see. Under strict, a case that fails
-// prints nothing (its errors are checked on stderr).
+// from what inference finds. Annotations are output, never input: later ops
+// always see what inference derives. The policies only decide the text:
+// skip leaves an existing annotation as written, override and refine
+// replace it, refine rejects contradictions, strict rejects any annotation
+// inference does not establish. Under strict, a case that fails prints
+// nothing (its errors are checked on stderr).
 
-// The annotation is more specific than inference (`batch` against a fresh
-// symbol for a size read from data): skip and refine keep it, override
-// replaces it, strict rejects it (inference cannot establish `batch`).
+// The annotation claims more than inference (`batch` against a fresh
+// symbol for a size read from data): skip leaves the text, the others
+// replace it, strict rejects it; math.exp sees the inferred `_d0` under
+// every policy.
 // CHECK-LABEL: func.func @more_specific
 func.func @more_specific(%t: tensor<i64>) -> tensor<?x4xf32> {
   %raw = tensor.extract %t[] : tensor<i64>
   %n = arith.index_cast %raw : i64 to index
   // SKIP: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
   // OVERRIDE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0, 4]>}
-  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
+  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0, 4]>}
   // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0' (policy=strict)
   %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : tensor<?x4xf32>
-  // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, 4]>}
+  // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
   // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
-  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, 4]>}
+  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
   %f = math.exp %e : tensor<?x4xf32>
   return %f : tensor<?x4xf32>
 }
@@ -32,7 +36,8 @@ func.func @more_specific(%t: tensor<i64>) -> tensor<?x4xf32> {
 // -----
 
 // The annotation is less specific (`?`, or an upper bound inference
-// improves on): only skip keeps it; strict accepts it (it follows).
+// improves on): skip leaves the text (math.tanh still sees the inferred
+// extents); strict accepts it (it follows).
 // CHECK-LABEL: func.func @less_specific
 // STRICT-LABEL: func.func @less_specific
 func.func @less_specific(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[batch, seq]>})
@@ -42,7 +47,7 @@ func.func @less_specific(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[b
   // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
   // STRICT: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
   %e = math.exp %x {symshape.shape = #symshape.shape<[?, ub(2 * seq)]>} : tensor<?x?xf32>
-  // SKIP: math.tanh {{.*}}{symshape.shape = #symshape.shape<[?, ub(2 * seq)]>}
+  // SKIP: math.tanh {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
   // OVERRIDE: math.tanh {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
   // REFINE: math.tanh {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
   // STRICT: math.tanh {{.*}}{symshape.shape = #symshape.shape<[batch, seq]>}
@@ -52,14 +57,14 @@ func.func @less_specific(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[b
 
 // -----
 
-// Two different exact extents that the provers cannot tell apart: skip and
-// refine keep the annotation (a tie in specificity), override takes the
-// inferred one, strict rejects the annotation.
+// Two different exact extents that the provers cannot tell apart: skip
+// leaves the text, refine and override write the inferred one (no
+// contradiction is proven), strict rejects the annotation.
 // CHECK-LABEL: func.func @undecided
 func.func @undecided(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>}) -> tensor<?xf32> {
   // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[seq]>}
   // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch]>}
-  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[seq]>}
+  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch]>}
   // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'seq' does not follow from the inferred extent 'batch' (policy=strict)
   %e = math.exp %x {symshape.shape = #symshape.shape<[seq]>} : tensor<?xf32>
   return %e : tensor<?xf32>

@@ -164,13 +164,14 @@ func.func @partly_bound(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[ba
 
 // -----
 
-// An ONNX-style `-1` extent, `16 * batch floordiv (8 * batch)`: 2 under
-// batch = 32, but a division by zero under batch = 0, where it stays dynamic
-// (the resolved module guards the division at run time).
+// An ONNX-style `-1` extent, `16 * batch floordiv (8 * batch)`: inference
+// knows it is 2 wherever the division succeeds, so it is static under every
+// binding; under batch = 0 the division itself stays, and the resolved module
+// guards it at run time (the call fails before the reshape).
 // CHECK-LABEL: func.func @zero_divisor
 // CHECK-SAME:    (%{{.*}}: tensor<32x16xf32> {{.*}}) -> tensor<32x2x8xf32>
 // ZERO-LABEL: func.func @zero_divisor
-// ZERO-SAME:    (%{{.*}}: tensor<0x16xf32> {{.*}}) -> tensor<0x?x8xf32>
+// ZERO-SAME:    (%{{.*}}: tensor<0x16xf32> {{.*}}) -> tensor<0x2x8xf32>
 // ZERO:         arith.divsi
 func.func @zero_divisor(%x: tensor<?x16xf32> {symshape.axes = #symshape.shape<[batch, 16]>})
     -> tensor<?x?x8xf32> {

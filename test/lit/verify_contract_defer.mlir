@@ -8,7 +8,7 @@
 // DEFER-LABEL: func.func @deferred_reshape
 // DEFER: %[[T:.*]] = symshape.dynamic_truncate
 // DEFER: %[[OK:.*]] = arith.cmpi eq
-// DEFER: cf.assert %[[OK]], "symshape: deferred contract check failed: reshape target of symshape.reshape at {{.*}}verify_contract_defer.mlir:[[@LINE+5]]:{{[0-9]+}}"
+// DEFER: cf.assert %[[OK]], "symshape: check failed: reshape target extent 0 (symshape.reshape at {{.*}}verify_contract_defer.mlir:[[@LINE+5]]:{{[0-9]+}})"
 // DEFER-NEXT: symshape.reshape %[[T]]
 func.func @deferred_reshape(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
                             %n: tensor<i64>) -> tensor<?xf32> {
@@ -25,7 +25,7 @@ func.func @deferred_reshape(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape
 // DEFER: %[[SAME:.*]] = arith.cmpi eq
 // DEFER: %[[ONE:.*]] = arith.cmpi eq
 // DEFER: %[[OK:.*]] = arith.ori %[[SAME]], %[[ONE]]
-// DEFER: cf.assert %[[OK]], "symshape: deferred contract check failed: broadcast_in_dim input axis 0 of symshape.broadcast_in_dim
+// DEFER: cf.assert %[[OK]], "symshape: check failed: broadcast_in_dim target extent 0 (symshape.broadcast_in_dim
 // DEFER: symshape.broadcast_in_dim
 func.func @deferred_broadcast(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
                               %n: tensor<i64>, %col: tensor<?x1xf32> {symshape.axes = #symshape.shape<[batch, 1]>})
@@ -41,11 +41,12 @@ func.func @deferred_broadcast(%x: tensor<?x4xf32> {symshape.axes = #symshape.sha
 // axis it shares a loop with.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 // DEFER-LABEL: func.func @deferred_generic_init
+// DEFER: %[[T:.*]] = symshape.dynamic_truncate
 // DEFER: %[[E:.*]] = tensor.empty
+// DEFER: %[[DT:.*]] = tensor.dim %[[T]], %{{.*}}
 // DEFER: %[[DE:.*]] = tensor.dim %[[E]]
-// DEFER: %[[DT:.*]] = tensor.dim %[[T:.*]], %{{.*}}
-// DEFER: %[[OK:.*]] = arith.cmpi eq, %[[DE]], %[[DT]]
-// DEFER: cf.assert %[[OK]], "symshape: deferred contract check failed: generic init #0 extent 0 of linalg.generic
+// DEFER: %[[OK:.*]] = arith.cmpi eq, %[[DT]], %[[DE]]
+// DEFER: cf.assert %[[OK]], "symshape: check failed: 'linalg.generic' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal (linalg.generic
 // DEFER-NEXT: linalg.generic
 func.func @deferred_generic_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
                                  %n: tensor<i64>) -> tensor<?x4xf32> {
@@ -66,7 +67,7 @@ func.func @deferred_generic_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.
 // A tensor.reshape whose shape holds an upper bound is checked by element count.
 // DEFER-LABEL: func.func @deferred_tensor_reshape
 // DEFER: tensor.extract %[[S:.*]][
-// DEFER: cf.assert %{{.*}}, "symshape: deferred contract check failed: reshape shape of tensor.reshape
+// DEFER: cf.assert %{{.*}}, "symshape: check failed: reshape shape element 0 (tensor.reshape
 // DEFER-NEXT: tensor.reshape %{{.*}}(%[[S]])
 func.func @deferred_tensor_reshape(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
                                    %n: tensor<i64>) -> tensor<?x4xf32> {

@@ -1,8 +1,9 @@
 """Randomized programs mixing truncation, reshape and broadcast against the contract.
 
 Each program is generated together with a concrete model of its shapes. It
-runs through ``symshape-infer-shapes``, ``symshape-verify-contract`` (reject)
-and ``symshape-check-guarantees``:
+runs through ``symshape-infer-shapes``, ``symshape-verify-contract`` (reject,
+with unprovable equations rejected too: ``unproven=reject``) and
+``symshape-check-guarantees``:
 
 * accepted programs never violate a reshape (element count) or broadcast
   (each input axis is 1 or its target) equation on random concrete inputs;
@@ -23,7 +24,8 @@ import symshape_mlir
 from symshape_mlir.pipeline import PipelineError, run_pipeline
 
 PIPELINE = (
-    "builtin.module(symshape-infer-shapes,symshape-verify-contract,symshape-check-guarantees)"
+    "builtin.module(symshape-infer-shapes,symshape-verify-contract{unproven=reject},"
+    "symshape-check-guarantees)"
 )
 PROGRAMS = 240
 INPUTS_PER_PROGRAM = 40

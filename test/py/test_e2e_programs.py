@@ -129,6 +129,29 @@ def _attention_reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.n
     return ((probs @ v).astype(np.float32),)
 
 
+def _attention_onnx_inputs(rng: np.random.Generator, b: Binding) -> Arrays:
+    return (
+        _normal(rng, (b["batch"], b["seq"], 64)),
+        *(_normal(rng, (64, 64), 0.125) for _ in range(4)),
+    )
+
+
+def _attention_onnx_reference(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, wv: np.ndarray,
+                              wo: np.ndarray) -> Arrays:
+    batch, seq, _ = x.shape
+
+    def heads(t: np.ndarray) -> np.ndarray:
+        return t.reshape(batch, seq, 4, 16).transpose(0, 2, 1, 3)
+
+    q, k, v = heads(x @ wq), heads(x @ wk), heads(x @ wv)
+    scores = q @ np.swapaxes(k, -1, -2)
+    scores = (scores - scores.max(axis=-1, keepdims=True)) * np.float32(0.25)
+    e = np.exp(scores)
+    context = (e / e.sum(axis=-1, keepdims=True)) @ v
+    merged = context.transpose(0, 2, 1, 3).reshape(batch, seq, 64)
+    return ((merged @ wo + x).astype(np.float32),)
+
+
 def _truncate_inputs(rng: np.random.Generator, b: Binding) -> Arrays:
     return _normal(rng, (b["batch"], 8)), np.array(b["n"], np.int64)
 
@@ -255,7 +278,17 @@ PROGRAMS: dict[str, Program] = {
         ({"batch": 1, "width": 0}, {"batch": 1, "width": 32}, {"batch": 3, "width": 96}),
         lambda rng, b: (_normal(rng, (b["batch"], b["width"])),),
         lambda x: (x.reshape(x.shape[0], -1, 4, 8),),
-        passes=TO_IREE_DEFERRED,
+    ),
+    # Every `-1` is a division by a symbolic product: batch 0 and seq 0 divide
+    # by zero and fail (test_e2e_zero_divisor.py).
+    "attention_onnx": Program(
+        "transformer_onnx.mlir",
+        "attention_onnx",
+        ({"batch": 1, "seq": 1}, {"batch": 2, "seq": 5}, {"batch": 3, "seq": 8}),
+        _attention_onnx_inputs,
+        _attention_onnx_reference,
+        1e-4,
+        data_tiling=False,
     ),
 }
 """Every end-to-end program, by test id."""

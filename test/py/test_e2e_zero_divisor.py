@@ -80,6 +80,12 @@ CASES = {
         {"batch": 2, "width": 64},
         f"symshape: division by zero in arith.divsi at {E2E_DIR / 'onnx_reshape.mlir'}:19:11",
     ),
+    "onnx_attention_at_batch_0": ZeroDivisorCase(
+        "attention_onnx",
+        {"batch": 0, "seq": 3},
+        {"batch": 2, "seq": 3},
+        f"symshape: division by zero in arith.divsi at {E2E_DIR / 'transformer_onnx.mlir'}:89:10",
+    ),
 }
 
 

@@ -1,54 +1,68 @@
 """``symshape-verify-contract``: an upper bound is never used where a true size is needed.
 
-In ``reject`` mode every violated requirement of
-:mod:`symshape_mlir.contract.consumers` is an error (an
-:class:`UnsupportedDynamicShapeError` for an extent, a :class:`ContractError`
-for an unprovable element count). In ``defer`` mode a violated requirement
-becomes a runtime check inserted before the consumer:
+Inference records what every op requires
+(:mod:`symshape_mlir.inference.obligations`); this module judges those
+obligations:
+
+* proven ones need nothing;
+* *unproven* ones — equations between exact extents the provers cannot
+  decide — are checked at run time by ``symshape-resolve`` and reported as
+  remarks, or rejected with ``unproven=reject`` (sizes not provably
+  non-negative are checked without a remark);
+* *violations* — an upper bound or an unknown extent where a true size is
+  needed — are rejected in ``reject`` mode (an
+  :class:`UnsupportedDynamicShapeError` naming the op, the field, what was
+  seen and, in a note, the op that weakened it); in ``defer`` mode each gets
+  a run-time check inserted before its op:
 
 .. code-block:: mlir
 
     %n = tensor.dim %t, %c0 : tensor<?x4xf32>   // %t: first ub(batch) rows
     ...
-    cf.assert %same, "symshape: deferred contract check failed: reshape target of
-        symshape.reshape at f.mlir:7:8"
+    cf.assert %same, "symshape: check failed: the element counts of source and
+        result are equal (symshape.reshape at f.mlir:7:8)"
     %r = symshape.reshape %t to [dim(0, 0) * 4] : ...
 
-A requirement that no runtime check can establish (the extent of an axis a
+A violation that no run-time check can establish (the extent of an axis a
 ``linalg.broadcast`` adds) is rejected in both modes.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mlir import ir
 
-from symshape_mlir.contract.consumers import Requirement, requirements
-from symshape_mlir.contract.errors import UnsupportedDynamicShapeError
-from symshape_mlir.inference import InferenceOptions, infer
+from symshape_mlir.contract.errors import UnsupportedDynamicShapeError, describe
+from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference.facts import Origin
+from symshape_mlir.inference.obligations import Kind, Obligation, Status
 from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.lowering.checks import emit_check
 from symshape_mlir.lowering.exprs import AxisBindings
 from symshape_mlir.lowering.index_builder import IndexBuilder
-from symshape_mlir.walk import collect_ops, functions
+from symshape_mlir.walk import enclosing_function
 
-__all__ = ["MODES", "ContractError", "Violation", "verify_contract"]
+__all__ = ["MODES", "UNPROVEN", "ContractError", "ContractReport", "Violation",
+           "verify_contract"]
 
 logger = logging.getLogger(__name__)
 
 MODES = ("reject", "defer")
+UNPROVEN = ("check", "reject")
 
 
 @dataclass
 class ContractError(Exception):
-    """A requirement that is a proof rather than one exact extent (a reshape's
-    element count, a broadcast's compatibility)."""
+    """A requirement between extents that does not hold statically (an
+    equation, a bound), rather than one extent that is not exact."""
 
     location: ir.Location
     message: str
     origin: Origin | None = None
+    #: The weakest extent involved (names the note).
+    observed: ShapeExtent | None = None
 
     def __post_init__(self) -> None:
         super().__init__(self.message)
@@ -57,46 +71,85 @@ class ContractError(Exception):
     def notes(self) -> list[tuple[ir.Location, str]]:
         if self.origin is None:
             return []
-        return [(self.origin.location,
-                 f"an extent involved is weakened by '{self.origin.op_name}' here")]
+        what = "an extent involved is weakened"
+        if self.observed is not None and not self.observed.is_exact:
+            what = "the upper bound comes" if self.observed.is_upper_bound else \
+                "the unknown extent comes"
+        return [(self.origin.location, f"{what} from '{self.origin.op_name}' here")]
 
 
 Violation = UnsupportedDynamicShapeError | ContractError
 
 
-def _error(req: Requirement) -> Violation:
-    if req.observed is None:
-        return ContractError(req.op.location, req.detail, req.origin)
-    detail = "no runtime check can establish it" if req.emit_check is None else ""
-    return UnsupportedDynamicShapeError(req.op.name, req.op.location, req.field, req.observed,
-                                        req.origin, detail)
+@dataclass
+class ContractReport:
+    """What :func:`verify_contract` found.
+
+    Attributes:
+        errors: violations that were not deferred, in program order.
+        remarks: ``(location, message)`` for each equation left to a run-time check.
+    """
+
+    errors: list[Violation] = field(default_factory=list)
+    remarks: list[tuple[ir.Location, str]] = field(default_factory=list)
+
+
+def _seen(ob: Obligation) -> str:
+    return " vs ".join(f"'{e}'" for e in ob.observed)
+
+
+def _violation(ob: Obligation) -> Violation:
+    op = ob.op
+    if ob.kind is Kind.EXACT:
+        detail = "no runtime check can establish it" if ob.condition is None else ""
+        return UnsupportedDynamicShapeError(op.name, op.location, ob.field, ob.weakest,
+                                            ob.origin, detail)
+    seen = " and ".join(describe(e) for e in ob.observed)
+    message = (f"'{op.name}' op cannot establish that {ob.field}: it needs exact extents, "
+               f"got {seen}")
+    if ob.condition is None:
+        message += "; no runtime check can establish it"
+    return ContractError(op.location, message, ob.origin, ob.weakest)
 
 
 def verify_contract(
-    module: ir.Operation, mode: str = "reject", state: InferenceState | None = None
-) -> list[Violation]:
-    """Checks every consumer of ``module``; in ``defer`` mode inserts runtime checks.
+    module: ir.Operation, state: InferenceState, mode: str = "reject",
+    unproven: str = "check",
+) -> ContractReport:
+    """Judges the obligations of ``state`` (inferred from ``module``).
 
-    Returns:
-        The violations that were not deferred, in program order.
+    In ``defer`` mode, inserts run-time checks for violations and marks them
+    discharged (``symshape-resolve`` emits the checks of unproven ones).
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode '{mode}' (expected one of: {', '.join(MODES)})")
-    state = state or infer(module, InferenceOptions())
-    errors: list[Violation] = []
+    if unproven not in UNPROVEN:
+        raise ValueError(f"unknown unproven '{unproven}' (expected one of: "
+                         f"{', '.join(UNPROVEN)})")
+    report = ContractReport()
+    axes: dict[ir.Operation, AxisBindings] = {}
     with module.context:
-        for func in functions(module):
-            axes = AxisBindings(func)
-            for op in collect_ops(func):
-                emitted: set[int] = set()
-                for req in list(requirements(op, state, axes)):
-                    if req.satisfied:
-                        continue
-                    if mode == "defer" and req.emit_check is not None:
-                        if id(req.emit_check) not in emitted:
-                            emitted.add(id(req.emit_check))
-                            with ir.InsertionPoint(op), op.location:
-                                req.emit_check(IndexBuilder())
-                        continue
-                    errors.append(_error(req))
-    return errors
+        for ob in state.obligations:
+            if ob.discharged or ob.status is Status.PROVEN:
+                continue
+            if ob.status is Status.UNPROVEN:
+                if ob.condition == ():
+                    continue
+                text = f"'{ob.op.name}' op cannot prove that {ob.field} ({_seen(ob)})"
+                if unproven == "reject" or ob.condition is None:
+                    report.errors.append(ContractError(ob.op.location, text, ob.origin))
+                elif ob.kind is not Kind.NONNEG:
+                    report.remarks.append((ob.op.location, f"{text}: checked at run time"))
+                continue
+            if mode == "defer" and ob.condition is not None:
+                func = enclosing_function(ob.op)
+                assert func is not None, f"'{ob.op.name}' is not inside a function"
+                bindings = axes.get(func)
+                if bindings is None:
+                    bindings = axes[func] = AxisBindings(func)
+                with ir.InsertionPoint(ob.op), ob.op.location:
+                    emit_check(IndexBuilder(), ob, bindings)
+                ob.discharged = True
+                continue
+            report.errors.append(_violation(ob))
+    return report

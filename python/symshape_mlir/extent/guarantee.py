@@ -85,24 +85,33 @@ from symshape_mlir.extent.prove import prove_eq, prove_ne, prove_nonnegative
 
 __all__ = [
     "UNKNOWN",
+    "Combine",
     "Exact",
     "ExtentLike",
     "ShapeExtent",
     "Unknown",
     "UpperBound",
     "add",
+    "add_signed",
     "as_extent",
     "broadcast",
     "ceildiv",
+    "ceildiv_signed",
     "floordiv",
+    "floordiv_signed",
     "instantiate",
     "join",
+    "max_signed",
     "maximum",
+    "min_signed",
     "minimum",
     "mod",
+    "mod_signed",
     "mul",
+    "mul_signed",
     "preferred",
     "sub",
+    "sub_signed",
     "upgrades",
 ]
 
@@ -292,7 +301,9 @@ def upgrades(before: ShapeExtent, after: ShapeExtent) -> bool:
 # Combinators. The private forms take, per operand, whether its runtime value is known
 # to be non-negative; the public ones assume it (operands are extents).
 
-_Combine: TypeAlias = Callable[[ShapeExtent, bool, ShapeExtent, bool], ShapeExtent]
+Combine: TypeAlias = Callable[[ShapeExtent, bool, ShapeExtent, bool], ShapeExtent]
+"""A combinator that takes, per operand, whether its value is known ``>= 0``."""
+_Combine = Combine
 
 
 def _add(x: ShapeExtent, xn: bool, y: ShapeExtent, yn: bool) -> ShapeExtent:
@@ -375,6 +386,18 @@ def _max(x: ShapeExtent, xn: bool, y: ShapeExtent, yn: bool) -> ShapeExtent:
         return UNKNOWN
     high = canon.maximum(x.expr, y.expr)
     return Exact(high) if x.is_exact and y.is_exact else UpperBound(high)
+
+
+# The signed forms: for values that may be negative (extent arithmetic in
+# between sizes), with each operand's proven sign.
+add_signed: Final[Combine] = _add
+sub_signed: Final[Combine] = _sub
+mul_signed: Final[Combine] = _mul
+floordiv_signed: Final[Combine] = _floordiv
+ceildiv_signed: Final[Combine] = _ceildiv
+mod_signed: Final[Combine] = _mod
+min_signed: Final[Combine] = _min
+max_signed: Final[Combine] = _max
 
 
 def add(x: ShapeExtent, y: ShapeExtent) -> ShapeExtent:

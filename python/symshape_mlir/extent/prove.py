@@ -54,6 +54,7 @@ from symshape_mlir.extent.expr import (
 
 __all__ = [
     "bounds",
+    "cancel_exact_divisions",
     "prove_eq",
     "prove_ge",
     "prove_gt",
@@ -426,6 +427,77 @@ def _verdict(op: str, lo: Bound, hi: Bound) -> bool | None:
     return False if hi < least else None
 
 
+def _exact_quotient(num: Expr, den: Expr) -> Expr | None:
+    """``num / den`` when the monomial ``den`` divides every term of ``num``."""
+    den_poly = _poly_of(den)
+    if len(den_poly) != 1:
+        return None
+    ((den_mono, den_coef),) = den_poly.items()
+    if not den_mono:
+        return None  # a constant divisor: the canonical form already cancels
+    quotient: Expr = Const(0)
+    for mono, coef in _poly_of(num).items():
+        if coef % den_coef:
+            return None
+        rest = list(mono)
+        for atom in den_mono:
+            if not any(r is atom for r in rest):
+                return None
+            rest.pop(next(i for i, r in enumerate(rest) if r is atom))
+        term: Expr = Const(coef // den_coef)
+        for atom in rest:
+            term = term * atom
+        quotient = quotient + term
+    return quotient
+
+
+def cancel_exact_divisions(expr: Expr) -> Expr:
+    """``expr`` with exact divisions by symbolic monomials cancelled.
+
+    The canonical form cannot do this (it must stay defined where the
+    original divides by zero); a fact about a value computed by a guarded
+    division can.
+
+    ``(768 * b * s) floordiv (768 * b)`` is ``s`` wherever it is defined
+    (``b != 0``): the provers exclude bindings that divide by zero, and at
+    run time such a division fails its guard before any size uses it. This
+    is what makes ONNX-style ``-1`` reshapes (``numel floordiv
+    product(known)``) provable without sympy.
+    """
+    if not any(isinstance(n, (FloorDiv, CeilDiv, Mod)) for n in _nodes(expr)):
+        return expr
+    memo: dict[Expr, Expr] = {}
+
+    def walk(original: Expr) -> Expr:
+        done = memo.get(original)
+        if done is not None:
+            return done
+        node = original
+        children = node.children
+        if children:
+            rebuilt = tuple(walk(c) for c in children)
+            if any(r is not c for r, c in zip(rebuilt, children, strict=True)):
+                node = node._with_children(rebuilt)
+        if isinstance(node, (FloorDiv, CeilDiv, Mod)):
+            quotient = _exact_quotient(node.num, node.den)
+            if quotient is not None:
+                node = Const(0) if isinstance(node, Mod) else quotient
+        memo[original] = node
+        return node
+
+    return walk(expr)
+
+
+def _nodes(expr: Expr) -> Iterator[Expr]:
+    stack, seen = [expr], set()
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            yield node
+            stack.extend(node.children)
+
+
 def _native(op: str, a: Expr, b: Expr, ctx: ExtentContext) -> bool | None:
     diff = _linear(_poly_of(b), _poly_of(a), -1)  # b - a
     linear = _linear_range(diff, ctx)
@@ -465,6 +537,11 @@ def _decide(
     if found:
         return answer
     answer = _native(op, a, b, context)
+    if answer is None:
+        x, y = cancel_exact_divisions(a), cancel_exact_divisions(b)
+        if x is not a or y is not b:
+            answer = _native(op, x, y, context) if x is not y else op != "lt"
+            a, b = x, y
     if answer is None and use_sympy:
         diff = _linear(_poly_of(b), _poly_of(a), -1)
         if _needs_more_than_linear(diff):

@@ -15,7 +15,7 @@ elements as a shape:
                                        symshape.value = #symshape.shape<[batch, 4]>} : ...
 
 Ops nested in ``linalg`` bodies are not inferred (scalar payload code) and
-get nothing.
+get nothing; an op whose annotation ``policy=skip`` keeps is left as is.
 """
 
 from __future__ import annotations
@@ -62,7 +62,10 @@ def annotate(module: ir.Operation, state: InferenceState) -> None:
     """Annotates every op inferred in ``state`` (under ``module``) with its facts."""
     cache = _Attributes(module.context)
     facts_of = state.facts_of
+    kept = state.kept_annotations
     for op, values in state.inferred_ops:
+        if kept and op in kept:
+            continue
         attributes = op.attributes
         if len(values) == 1:
             facts = facts_of(values[0])

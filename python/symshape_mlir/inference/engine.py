@@ -6,24 +6,28 @@ symbols ``_dN``, index and integer arguments a fresh symbol for their value),
 then ops are visited in order. Each result's facts come from its op's rule
 (ops without one get what their type states, unknown where dynamic), are
 reconciled with the static dims of the result type (a static dim is a fact;
-a provably different inferred extent is an error), and merged with an
-existing ``symshape.shape`` annotation under the run's policy:
+a provably different inferred extent is an error).
+
+Annotations are output, never input: an existing ``symshape.shape``
+annotation never changes what inference derives (what later ops and passes
+see). The policy only decides what happens to the annotation text and which
+disagreements are errors:
 
 =========  ==================================================================
 policy     per axis, annotation ``A`` (existing) and inference ``I``
 =========  ==================================================================
-skip       ``A`` is kept as is (``I`` is dropped).
-override   ``I`` replaces ``A``.
-refine     the more specific of the two: a constant > a symbolic exact
-           extent > one over fresh symbols > an upper bound > unknown; on a
-           tie ``A`` is kept. Two exact extents that are provably different
-           are an error.
-strict     ``I`` is kept; ``A`` must follow from it (``?`` always does,
-           ``ub(a)`` when ``I`` is provably at most ``a``, an exact ``a`` when
-           ``I`` is provably exactly ``a``), anything else is an error.
+skip       ``A`` is left as written (the op is not re-annotated).
+override   ``A`` is replaced by ``I``.
+refine     ``A`` is replaced by ``I``; two exact extents that are provably
+           different, or an upper bound provably below an exact ``I``, are
+           an error.
+strict     ``A`` must follow from ``I`` (``?`` always does, ``ub(a)`` when
+           ``I`` is provably at most ``a``, an exact ``a`` when ``I`` is
+           provably exactly ``a``), anything else is an error; then ``A`` is
+           replaced by ``I``.
 =========  ==================================================================
 
-Under every policy the kept extents must agree with static dims of the
+Under every policy an annotation must agree with the static dims of the
 result type. Errors are errors under every policy, ``skip`` included: they
 are raised as :class:`~symshape_mlir.inference.errors.InferenceError` at the
 op's location, never logged and dropped.
@@ -42,12 +46,12 @@ from mlir import ir
 
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent.context import is_fresh_name
-from symshape_mlir.extent.expr import Const
 from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, join
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt
 from symshape_mlir.inference.errors import InferenceError, OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
-from symshape_mlir.inference.registry import RULES
+from symshape_mlir.inference.obligations import NO_CHECK
+from symshape_mlir.inference.registry import lookup
 from symshape_mlir.inference.state import InferenceState, describe, type_shape
 
 __all__ = [
@@ -60,7 +64,6 @@ __all__ = [
     "infer_nested",
     "infer_op",
     "join_facts",
-    "specificity",
 ]
 
 logger = logging.getLogger(__name__)
@@ -196,6 +199,14 @@ def _seed_argument(
             f"'{AXES_ATTR}' of argument #{index} has {len(declared)} extents but the "
             f"argument has rank {len(stated)}",
         )
+    for name in declared:
+        fresh = sorted(s for s in name.free_symbols if is_fresh_name(s))
+        if fresh:
+            raise OpUsageError(
+                arg.location,
+                f"'{AXES_ATTR}' of argument #{index} names '{fresh[0]}': names of the form "
+                "'_dN' are reserved for fresh symbols",
+            )
     extents = []
     for axis, (name, static) in enumerate(zip(declared, stated, strict=True)):
         if name.is_unknown:
@@ -260,7 +271,7 @@ def _infer_conditional(op: ir.Operation, state: InferenceState) -> None:
 
 def infer_op(op: ir.Operation, state: InferenceState) -> None:
     """Applies ``op``'s rule and records the facts of its results."""
-    entry = RULES.get(op.name)
+    entry = lookup(op.name)
     if entry is None:
         if len(op.regions):
             _infer_conditional(op, state)
@@ -290,7 +301,7 @@ def infer_op(op: ir.Operation, state: InferenceState) -> None:
         if annotated:
             existing = _existing_annotation(op, 1)[0]
             if existing is not None and facts.shape is not None:
-                facts = _merge(op, 0, result.type, facts, existing, state)
+                _check_annotation(op, 0, result.type, facts, existing, state)
         if state.generation:
             state.set(result, facts)
         else:
@@ -304,7 +315,7 @@ def infer_op(op: ir.Operation, state: InferenceState) -> None:
         if facts is None or not typed:
             facts = _reconcile_with_type(op, index, result.type, facts, state)
         if shapes is not None and shapes[index] is not None and facts.shape is not None:
-            facts = _merge(op, index, result.type, facts, shapes[index], state)  # type: ignore[arg-type]
+            _check_annotation(op, index, result.type, facts, shapes[index], state)  # type: ignore[arg-type]
         state.set(result, facts)
     state.inferred_ops.append((op, values))
 
@@ -386,8 +397,14 @@ def _reconcile_with_type(
                 f"result #{index} dimension {axis} is {static} but the inferred extent is {have}",
             )
         if have.strength == 2:
-            # The type states the size: a fresh symbol for it adopts it.
-            state.unify(have, static, op, describe("result #{} dimension {}", index, axis))
+            # The type states the size (the op guarantees it): a fresh symbol
+            # for it adopts it.
+            state.unify(have, static, op, describe("result #{} dimension {}", index, axis),
+                        NO_CHECK)
+        else:
+            # A static size where only a bound is known: a specialization.
+            state.require_exact(have, op, f"result #{index} static dimension {axis}",
+                                origin=facts.origin(axis))
         if extents is None:
             extents = list(shape)
         extents[axis] = static
@@ -410,28 +427,19 @@ def _reconcile_with_type(
 # -- policies ------------------------------------------------------------------------------
 
 
-def specificity(extent: ShapeExtent) -> int:
-    """How much an extent says: 4 constant, 3 symbolic exact, 2 exact over fresh
-    symbols, 1 upper bound, 0 unknown."""
-    if extent.strength != 2:
-        return extent.strength
-    expr = extent.expr
-    if isinstance(expr, Const):
-        return 4
-    if any(is_fresh_name(name) for name in expr.free_symbols):  # type: ignore[union-attr]
-        return 2
-    return 3
-
-
-def _merge(
+def _check_annotation(
     op: ir.Operation,
     index: int,
     type_: ir.Type,
     inferred: ValueFacts,
     existing: tuple[ShapeExtent, ...],
     state: InferenceState,
-) -> ValueFacts:
-    """Merges inferred facts with an existing annotation under the policy."""
+) -> None:
+    """Checks an existing annotation against the inferred facts under the policy.
+
+    The facts are never changed (annotations are output); under ``skip`` the
+    annotation is kept as written by :func:`~.annotate.annotate`.
+    """
     shape = inferred.shape
     assert shape is not None
     policy = state.options.policy
@@ -441,45 +449,35 @@ def _merge(
             f"'{SHAPE_ATTR}' of result #{index} has rank {len(existing)} but the result "
             f"has rank {len(shape)}",
         )
-    if policy == "override":
-        return inferred
-    ctx = state.extents
-    extents = list(shape)
-    origins = list(inferred.origins or (None,) * len(extents))
+    if policy == "skip":
+        state.kept_annotations.add(op)
     for axis, (old, new) in enumerate(zip(existing, shape, strict=True)):
-        if policy == "strict":
-            if not _implied(old, new, state):
-                raise ShapeInferenceError(
-                    op.location,
-                    f"result #{index} dimension {axis}: annotation '{old}' does not follow "
-                    f"from the inferred extent '{new}' (policy=strict)",
-                )
-            continue
-        if policy == "refine" and old.strength == 2 and new.strength == 2 and \
-                prove_eq(old.expr, new.expr, ctx) is False:  # type: ignore[arg-type]
+        if policy == "strict" and not _implied(old, new, state):
+            raise ShapeInferenceError(
+                op.location,
+                f"result #{index} dimension {axis}: annotation '{old}' does not follow "
+                f"from the inferred extent '{new}' (policy=strict)",
+            )
+        if policy == "refine" and new.strength == 2 and _contradicts(old, new, state):
             raise ShapeInferenceError(
                 op.location,
                 f"result #{index} dimension {axis}: annotation '{old}' contradicts the "
                 f"inferred extent '{new}' (policy=refine)",
             )
-        if policy == "skip" or specificity(old) >= specificity(new):
-            extents[axis] = old
-            origins[axis] = None if old.strength == 2 else Origin(op.name, op.location)
     stated, static_axes = _type_info(state, type_)
     if stated is not None:
         for axis in static_axes:
-            kept = extents[axis]
+            kept = existing[axis]
             if _contradicts(kept, stated[axis], state):
                 raise ShapeInferenceError(
                     op.location,
                     f"result #{index} dimension {axis}: annotation '{kept}' contradicts the "
                     f"static extent {stated[axis]}",
                 )
-    return ValueFacts(tuple(extents), inferred.value, inferred.elements, tuple(origins))
 
 
 def _contradicts(claim: ShapeExtent, static: ShapeExtent, state: InferenceState) -> bool:
-    """Whether ``claim`` provably cannot describe an axis of static size ``static``."""
+    """Whether ``claim`` provably cannot describe an axis of exact size ``static``."""
     if claim.strength == 2:
         return prove_eq(claim.expr, static.expr, state.extents) is False  # type: ignore[arg-type]
     if claim.strength == 1:

@@ -31,7 +31,7 @@ from typing import Literal, NamedTuple
 
 from symshape_mlir.inference.state import Rule
 
-__all__ = ["RULES", "RegisteredRule", "register"]
+__all__ = ["FALLBACK_RULES", "RULES", "RegisteredRule", "lookup", "register"]
 
 RegionMode = Literal["infer", "own", "skip"]
 
@@ -45,6 +45,16 @@ class RegisteredRule(NamedTuple):
 
 
 RULES: dict[str, RegisteredRule] = {}
+FALLBACK_RULES: dict[str, RegisteredRule] = {}
+"""Rules for every other op of a dialect, by dialect name (``linalg``)."""
+
+
+def lookup(name: str) -> RegisteredRule | None:
+    """The rule of op ``name``: its own, else its dialect's fallback."""
+    rule = RULES.get(name)
+    if rule is None and FALLBACK_RULES:
+        rule = FALLBACK_RULES.get(name.partition(".")[0])
+    return rule
 
 
 def register(
@@ -53,7 +63,8 @@ def register(
     """Registers a rule for the given op names.
 
     Args:
-        *names: full op names (``tensor.cast``).
+        *names: full op names (``tensor.cast``), or ``dialect.*`` for the
+            dialect's fallback rule.
         regions: how nested regions are inferred (see the module docstring).
         typed: whether the rule's facts always agree with the result types.
 
@@ -63,9 +74,10 @@ def register(
 
     def decorate(rule: Rule) -> Rule:
         for name in names:
-            if name in RULES:
+            table, key = (FALLBACK_RULES, name[:-2]) if name.endswith(".*") else (RULES, name)
+            if key in table:
                 raise ValueError(f"a shape rule for '{name}' is already registered")
-            RULES[name] = RegisteredRule(rule, regions, typed)
+            table[key] = RegisteredRule(rule, regions, typed)
         return rule
 
     return decorate

@@ -44,6 +44,14 @@ annotation, other passes — sees ``batch`` where ``_d0`` was. Bindings are
 idempotent (the bound expression is resolved first, and existing bindings are
 rewritten), so one lookup suffices.
 
+Every equality a rule asks for is also recorded as an
+:class:`~symshape_mlir.inference.obligations.Obligation`, decided on the
+spot: provably equal extents need nothing; exact extents the provers cannot
+decide (including every binding of a fresh symbol) are checked at run time;
+an upper bound or an unknown extent on either side is a contract violation
+(rejected, or deferred to a run-time check). A binding therefore never makes
+a program valid: it only names what the run-time check establishes.
+
 Soundness: a binding claims the equality holds whenever the program runs.
 That is only true where the op is sure to run. Inside a region that may run
 zero times or conditionally (``scf.if`` branches, ``scf.for`` bodies, unknown
@@ -63,9 +71,10 @@ from mlir import ir
 from symshape_mlir.extent.context import ExtentContext, is_fresh_name
 from symshape_mlir.extent.expr import Const, Expr, Sym
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, preferred
-from symshape_mlir.extent.prove import prove_eq
+from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt, prove_nonnegative
 from symshape_mlir.inference.errors import OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
+from symshape_mlir.inference.obligations import Condition, Kind, Obligation, Status
 
 __all__ = [
     "POLICIES",
@@ -170,6 +179,10 @@ class InferenceState:
         self.generation = 0
         self._resolved: dict[ir.Value, int] = {}
         self._bind_floor = 0
+        #: What the ops inferred so far require (see :mod:`.obligations`).
+        self.obligations: list[Obligation] = []
+        #: Ops whose existing annotation is kept as written (``policy=skip``).
+        self.kept_annotations: set[ir.Operation] = set()
 
     # -- reading facts ------------------------------------------------------------
 
@@ -253,6 +266,21 @@ class InferenceState:
             self._fresh_for[key] = extent
         return extent
 
+    def fresh_signed(self, key: object) -> ShapeExtent:
+        """An integer of unknown sign (a scalar read from data): ``_dA - _dB``.
+
+        Symbols are non-negative, so a value that may be negative is the
+        difference of two fresh ones, the same pair for the same ``key``:
+        nothing about its sign is provable, so using it as a size or a
+        divisor keeps its run-time check.
+        """
+        known = self._fresh_for.get(("signed", key))
+        if known is None:
+            plus, minus = self.fresh(), self.fresh()
+            known = self._fresh_for[("signed", key)] = Exact(
+                plus.expr - minus.expr)  # type: ignore[operator]
+        return known
+
     def fresh_mark(self) -> int:
         """A marker: fresh symbols made after it are :meth:`made_since` it."""
         return len(self._fresh_names)
@@ -278,8 +306,15 @@ class InferenceState:
         b: ShapeExtent,
         op: ir.Operation,
         what: Callable[[], str],
+        condition: Condition | None = None,
+        origin: Origin | None = None,
+        self_checked: bool = False,
     ) -> ShapeExtent:
         """Records that ``a`` and ``b`` must be equal for ``op`` to be valid.
+
+        Unless the equality is proven, it is also recorded as an obligation
+        (checked at run time, or a contract violation when either side is
+        not exact).
 
         Args:
             a: one extent (the one kept when nothing is learned).
@@ -287,6 +322,10 @@ class InferenceState:
             op: the op requiring it (for the error location).
             what: describes the two extents, for the error message
                 (``"operand #0 axis 1 and operand #1 axis 0"``).
+            condition: the run-time form of the equality (``None``: none
+                exists, and an unproven equality is rejected).
+            origin: the op that weakened a side, when known.
+            self_checked: the op's lowering checks it (see :class:`Obligation`).
 
         Returns:
             The extent to use for both (with the substitution applied).
@@ -296,7 +335,13 @@ class InferenceState:
                 axes.
         """
         a, b = self.resolve(a), self.resolve(b)
-        if a is b or a.strength != 2 or b.strength != 2:
+        if a is b and a.strength:
+            return a
+        if a.strength != 2 or b.strength != 2:
+            if self._below(a, b) or self._below(b, a):
+                raise ShapeInferenceError(op.location, f"{what()} must be equal: {a} vs {b}")
+            self._record(op, Kind.EQUAL, f"{what()} are equal", Status.VIOLATION,
+                         (a, b), condition, origin, self_checked)
             return a
         x, y = a.expr, b.expr
         if x is y:
@@ -306,6 +351,8 @@ class InferenceState:
             return Exact(preferred(x, y))  # type: ignore[arg-type]
         if equal is False:
             raise ShapeInferenceError(op.location, f"{what()} must be equal: {a} vs {b}")
+        self._record(op, Kind.EQUAL, f"{what()} are equal", Status.UNPROVEN, (a, b),
+                     condition, origin, self_checked)
         x_fresh, y_fresh = self._bindable(x), self._bindable(y)  # type: ignore[arg-type]
         if x_fresh and y_fresh:
             keep, bind = (x, y) if self._fresh_index[x.name] < self._fresh_index[y.name] else (y, x)  # type: ignore[union-attr]
@@ -327,6 +374,93 @@ class InferenceState:
                 f"{what()} must be equal but name different axes '{x.name}' and '{y.name}'",
             )
         return a
+
+    def _below(self, bound: ShapeExtent, exact: ShapeExtent) -> bool:
+        """Whether upper bound ``bound`` is provably below exact ``exact``."""
+        return bound.strength == 1 and exact.strength == 2 and prove_lt(
+            bound.expr, exact.expr, self.extents, fallback=False) is True  # type: ignore[arg-type]
+
+    def require_exact(
+        self, extent: ShapeExtent, op: ir.Operation, field: str,
+        condition: Condition | None = None, origin: Origin | None = None,
+        self_checked: bool = False,
+    ) -> None:
+        """Records that ``op`` needs ``extent`` as a true size (a reshape target)."""
+        extent = self.resolve(extent)
+        if extent.strength != 2:
+            self._record(op, Kind.EXACT, field, Status.VIOLATION, (extent,), condition, origin,
+                         self_checked)
+
+    def require_nonneg(
+        self, extent: ShapeExtent, op: ir.Operation, field: str, condition: Condition | None,
+        origin: Origin | None = None,
+    ) -> None:
+        """Records that ``op`` uses ``extent`` as a size, so it must be ``>= 0``.
+
+        Unless provable, it is checked at run time (never a violation: the
+        size is the value at hand, even where only a bound of it is known).
+        """
+        extent = self.resolve(extent)
+        if extent.strength == 2:
+            known = prove_nonnegative(extent.expr, self.extents, fallback=False)  # type: ignore[arg-type]
+            if known:
+                return
+            if known is False:
+                raise ShapeInferenceError(op.location, f"{field} is negative: {extent}")
+        # Whatever is known, the value itself is at hand: always checkable.
+        self._record(op, Kind.NONNEG, f"{field} is non-negative", Status.UNPROVEN, (extent,),
+                     condition, origin)
+
+    def require_at_most(
+        self, lhs: ShapeExtent, rhs: ShapeExtent, op: ir.Operation, field: str,
+        condition: Condition | None, origin: Origin | None = None,
+        self_checked: bool = False,
+    ) -> None:
+        """Records that ``op`` needs ``lhs <= rhs`` (a slice within its source).
+
+        ``lhs`` may be an upper bound (a bound on what is read suffices);
+        ``rhs`` is what is available and must be exact.
+        """
+        lhs, rhs = self.resolve(lhs), self.resolve(rhs)
+        if lhs.strength and rhs.strength == 2:
+            known = prove_le(lhs.expr, rhs.expr, self.extents, fallback=False)  # type: ignore[arg-type]
+            if known:
+                return
+            if known is False and lhs.strength == 2:
+                raise ShapeInferenceError(op.location, f"{field}: {lhs} exceeds {rhs}")
+        status = Status.UNPROVEN if lhs.strength == 2 and rhs.strength == 2 else Status.VIOLATION
+        self._record(op, Kind.AT_MOST, field, status, (lhs, rhs), condition, origin,
+                     self_checked)
+
+    def require_broadcastable(
+        self, have: ShapeExtent, target: ShapeExtent, op: ir.Operation, field: str,
+        condition: Condition | None, origin: Origin | None = None,
+        self_checked: bool = False,
+    ) -> None:
+        """Records that a broadcast input extent ``have`` must be 1 or ``target``."""
+        have, target = self.resolve(have), self.resolve(target)
+        if have.strength == 2 and target.strength == 2:
+            ctx = self.extents
+            one = prove_eq(have.expr, 1, ctx, fallback=False)  # type: ignore[arg-type]
+            same = prove_eq(have.expr, target.expr, ctx, fallback=False)  # type: ignore[arg-type]
+            if one or same:
+                return
+            if one is False and same is False:
+                raise ShapeInferenceError(
+                    op.location, f"{field} is {have}: neither 1 nor the target extent {target}")
+            status = Status.UNPROVEN
+        else:
+            status = Status.VIOLATION
+        self._record(op, Kind.EQUAL, f"{field} is 1 or the target extent", status,
+                     (have, target), condition, origin, self_checked)
+
+    def _record(
+        self, op: ir.Operation, kind: Kind, field: str, status: Status,
+        observed: tuple[ShapeExtent, ...], condition: Condition | None, origin: Origin | None,
+        self_checked: bool = False,
+    ) -> None:
+        self.obligations.append(
+            Obligation(op, kind, field, status, observed, origin, condition, self_checked))
 
     def _bindable(self, expr: Expr) -> bool:
         """A fresh symbol that may be bound here (made at or after the floor)."""
@@ -361,15 +495,17 @@ class InferenceState:
         """The fresh symbols bound so far (a copy)."""
         return dict(self._subst)
 
-    def checkpoint(self) -> int:
-        """A point :meth:`rollback` returns the substitution to."""
-        return len(self._trail)
+    def checkpoint(self) -> tuple[int, int]:
+        """A point :meth:`rollback` returns the substitution and obligations to."""
+        return len(self._trail), len(self.obligations)
 
-    def rollback(self, point: int) -> None:
-        """Undoes the bindings made after ``point``."""
-        if len(self._trail) == point:
+    def rollback(self, point: tuple[int, int]) -> None:
+        """Undoes the bindings and obligations recorded after ``point``."""
+        trail, obligations = point
+        del self.obligations[obligations:]
+        if len(self._trail) == trail:
             return
-        while len(self._trail) > point:
+        while len(self._trail) > trail:
             name, previous = self._trail.pop()
             if previous is None:
                 self._subst.pop(name, None)

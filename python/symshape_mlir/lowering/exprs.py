@@ -22,8 +22,9 @@ from collections.abc import Sequence
 
 from mlir import ir
 
-from symshape_mlir.attributes import ExprTree, decode_shape, expr_from_tree, format_tree
+from symshape_mlir.attributes import ExprTree, expr_from_tree, format_tree, shape_from_attr
 from symshape_mlir.extent import UNKNOWN, ShapeExtent, instantiate, prove_ne, prove_nonnegative
+from symshape_mlir.extent.expr import Expr, Sum, Sym
 from symshape_mlir.inference.rules.common import raw_scalar
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.errors import LoweringError
@@ -36,27 +37,69 @@ AXES_ATTR = "symshape.axes"
 
 
 class AxisBindings:
-    """Named axes of a function: symbol name -> (argument, axis).
+    """Named axes of a function: what each symbol is at run time.
 
-    The first argument axis declared with a plain symbol binds it; compound
-    declarations (``batch * 2``) constrain but do not bind.
+    The first argument axis declared as a plain symbol binds it
+    (``batch`` is ``dim(%x, 0)``). A symbol that only appears in a linear
+    declaration ``c * s + k`` (``2 * batch``) is derived from the first such
+    axis: ``s = (dim - k) floordiv c`` (the entry checks of
+    :mod:`symshape_mlir.lowering.entry` make sure the division is exact and
+    ``s >= 0``).
+
+    Attributes:
+        bindings: symbol -> (argument, axis) of its plain declaration.
+        derived: symbol -> (argument, axis, c, k) of its linear declaration.
+        declared: every declared argument axis: (argument number, argument,
+            axis, expression).
     """
 
     def __init__(self, func: ir.Operation) -> None:
         self.bindings: dict[str, tuple[ir.Value, int]] = {}
+        self.derived: dict[str, tuple[ir.Value, int, int, int]] = {}
+        self.declared: list[tuple[int, ir.Value, int, Expr]] = []
         if "arg_attrs" not in func.attributes:
             return
         arguments = func.regions[0].blocks[0].arguments
-        for arg, attrs in zip(arguments, ir.ArrayAttr(func.attributes["arg_attrs"])):
+        for index, (arg, attrs) in enumerate(
+                zip(arguments, ir.ArrayAttr(func.attributes["arg_attrs"]))):
             attrs = ir.DictAttr(attrs)
             if AXES_ATTR not in attrs:
                 continue
-            for axis, (_, tree) in enumerate(decode_shape(attrs[AXES_ATTR])):
-                if tree is not None and tree[0] == "sym":
-                    self.bindings.setdefault(tree[1], (arg, axis))
+            for axis, extent in enumerate(shape_from_attr(attrs[AXES_ATTR])):
+                if extent.expr is None:
+                    continue
+                self.declared.append((index, arg, axis, extent.expr))
+                if isinstance(extent.expr, Sym):
+                    self.bindings.setdefault(extent.expr.name, (arg, axis))
+        for _, arg, axis, expr in self.declared:
+            linear = _linear(expr)
+            if linear is not None and linear[0] not in self.bindings:
+                self.derived.setdefault(linear[0], (arg, axis, linear[1], linear[2]))
 
     def lookup(self, name: str) -> tuple[ir.Value, int] | None:
+        """The argument axis that binds ``name`` by a plain declaration."""
         return self.bindings.get(name)
+
+    def lower(self, b: IndexBuilder, name: str) -> ir.Value | None:
+        """The run-time value of ``name`` (``None`` when no argument declares it)."""
+        bound = self.bindings.get(name)
+        if bound is not None:
+            return b.dim(*bound)
+        derived = self.derived.get(name)
+        if derived is None:
+            return None
+        arg, axis, coef, const = derived
+        shifted = b.sub(b.dim(arg, axis), b.const(const))
+        return b.floordiv(shifted, b.const(coef), "", guard=False)
+
+
+def _linear(expr: Expr) -> tuple[str, int, int] | None:
+    """``(s, c, k)`` when ``expr`` is ``c * s + k`` with ``c >= 1``."""
+    if isinstance(expr, Sum) and len(expr.terms) == 1:
+        term, coef = expr.terms[0]
+        if isinstance(term, Sym) and coef >= 1:
+            return term.name, coef, expr.const
+    return None
 
 
 class ExprLowering:
@@ -86,12 +129,9 @@ class ExprLowering:
             return UNKNOWN
         state, operands = self.facts, self.op.operands
 
-        def scalars(i: int) -> ShapeExtent:
-            raw = raw_scalar(state, operands[i])
-            return raw if not raw.is_unknown else state.fresh(("raw", operands[i]))
-
         return instantiate(expr_from_tree(tree), dims=lambda i, a: state.shape(operands[i])[a],
-                           scalars=scalars, ctx=state.extents)
+                           scalars=lambda i: raw_scalar(state, operands[i]),
+                           ctx=state.extents)
 
     def proves_nonzero(self, tree: ExprTree) -> bool:
         """Whether the value of ``tree`` is provably non-zero."""
@@ -108,14 +148,14 @@ class ExprLowering:
         if kind == "const":
             return b.const(tree[1])
         if kind == "sym":
-            bound = self.axes.lookup(tree[1])
-            if bound is None:
+            value = self.axes.lower(b, tree[1])
+            if value is None:
                 raise LoweringError(
                     self.op.location,
                     f"symbol '{tree[1]}' is not bound by any function argument's "
                     f"'{AXES_ATTR}'",
                 )
-            return b.dim(*bound)
+            return value
         operands: Sequence[ir.Value] = self.op.operands
         if kind == "dim":
             return b.dim(operands[tree[1]], tree[2])

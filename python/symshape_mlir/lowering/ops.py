@@ -402,15 +402,17 @@ def _gather(op: ir.Operation, state: LoweringState) -> None:
     slice_sizes = _targets(op, state, "slice_sizes", "gather slice_sizes")
     batch_rank = indices_type.rank - 1
     operand_dims = [b.dim(operand, a) for a in range(operand_type.rank)]
-    # The start along each mapped axis is clamped to [0, dim - slice size].
+    # Every slice fits in the operand; the start along each mapped axis is
+    # clamped to [0, dim - slice size].
     limits = {}
-    for axis in start_map:
+    for axis in range(operand_type.rank):
         limit = b.sub(operand_dims[axis], slice_sizes[axis])
         if b.constant_of(limit) is None or b.constant_of(limit) < 0:  # type: ignore[operator]
             b.check(b.cmp("sge", limit, b.const(0)),
                     f"symshape: gather slice_sizes extent {axis} exceeds the operand "
                     f"dimension ({where})")
-        limits[axis] = limit
+        if axis in start_map:
+            limits[axis] = limit
     result_values = [b.dim(indices, d) for d in range(batch_rank)]
     result_values += [slice_sizes[a] for a in range(operand_type.rank) if a not in collapsed]
     sizes = _sizes_for(result_type, result_values, state, "gather result")

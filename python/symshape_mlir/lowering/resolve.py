@@ -15,13 +15,16 @@ from mlir.dialects import arith
 from symshape_mlir.annotations import strip_annotations
 from symshape_mlir.extent import prove_ne
 from symshape_mlir.inference import InferenceOptions, infer
+from symshape_mlir.inference.obligations import Status
 from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.lowering.checks import emit_check
+from symshape_mlir.lowering.entry import emit_entry_checks
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, location_text
 from symshape_mlir.lowering.hints import insert_upper_bound_hints
 from symshape_mlir.lowering.index_builder import IndexBuilder
 from symshape_mlir.lowering.ops import RULES, LoweringState
-from symshape_mlir.walk import collect_ops, functions
+from symshape_mlir.walk import collect_ops, enclosing_function, functions
 
 __all__ = ["TARGETS", "resolve_module"]
 
@@ -30,8 +33,24 @@ logger = logging.getLogger(__name__)
 _PREFIX = "symshape."
 
 
-def _lower_function(func: ir.Operation, facts: InferenceState) -> None:
-    state = LoweringState(IndexBuilder(), AxisBindings(func), facts)
+def _emit_obligation_checks(
+    facts: InferenceState, bindings: dict[ir.Operation, AxisBindings]
+) -> None:
+    """Emits the check of every obligation not proven and not checked yet."""
+    for ob in facts.obligations:
+        if ob.discharged or ob.self_checked or ob.status is Status.PROVEN:
+            continue
+        func = enclosing_function(ob.op)
+        axes = bindings.get(func) if func is not None else None
+        if axes is None:
+            continue
+        with ir.InsertionPoint(ob.op), ob.op.location:
+            emit_check(IndexBuilder(), ob, axes)
+        ob.discharged = True
+
+
+def _lower_function(func: ir.Operation, facts: InferenceState, axes: AxisBindings) -> None:
+    state = LoweringState(IndexBuilder(), axes, facts)
     ops = collect_ops(func, lambda op: op.name.startswith(_PREFIX))
     for op in ops:
         with ir.InsertionPoint(op), op.location:
@@ -95,14 +114,22 @@ def _check_clean(module: ir.Operation) -> None:
 TARGETS = ("generic", "iree")
 
 
-def resolve_module(module: ir.Operation, target: str = "generic") -> None:
+def resolve_module(
+    module: ir.Operation, target: str = "generic", facts: InferenceState | None = None
+) -> None:
     """Lowers all symshape IR in ``module`` in place.
+
+    First the run-time checks: every obligation that is neither proven nor
+    already checked (:mod:`symshape_mlir.contract` discharges the ones it
+    defers) gets its check before its op, and every declared argument axis
+    an entry check (:mod:`.entry`). Then the symshape ops are lowered.
 
     Args:
         module: the ``builtin.module``.
         target: ``generic`` emits upstream dialects only; ``iree`` also turns
             constant upper bounds into IREE hints (:mod:`.hints`), which
             needs a context that allows unregistered dialects.
+        facts: the module's inference (inferred here when not given).
 
     Raises:
         LoweringError: at the first construct that cannot be lowered.
@@ -115,11 +142,14 @@ def resolve_module(module: ir.Operation, target: str = "generic") -> None:
         raise ValueError("target=iree emits IREE's util/flow ops in generic form: the "
                          "context must allow unregistered dialects")
     with module.context:
-        facts = infer(module, InferenceOptions())
-        for func in functions(module):
+        facts = facts or infer(module, InferenceOptions())
+        bindings = {func: AxisBindings(func) for func in functions(module)}
+        _emit_obligation_checks(facts, bindings)
+        for func, axes in bindings.items():
+            emit_entry_checks(func, axes)
             if target == "iree":
                 insert_upper_bound_hints(func, facts)
             _guard_divisions(func, facts)
-            _lower_function(func, facts)
+            _lower_function(func, facts, axes)
         strip_annotations(module, arguments=True)
         _check_clean(module)

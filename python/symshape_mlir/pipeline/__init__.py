@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 
+from symshape_mlir.pipeline.analysis import inference, store_inference
 from symshape_mlir.pipeline.diagnostics import (
     Diagnostic,
     DiagnosticCollector,
@@ -39,8 +40,10 @@ __all__ = [
     "SourceLoc",
     "default_passes",
     "format_diagnostic",
+    "inference",
     "option",
     "run_pipeline",
+    "store_inference",
 ]
 
 logger = logging.getLogger(__name__)

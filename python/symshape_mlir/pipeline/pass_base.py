@@ -81,11 +81,16 @@ class ModulePass:
         summary: One line, shown by ``--list-passes`` and ``--help``.
         pipeline: For a pipeline alias, the pipeline elements it stands for
             (e.g. ``("symshape-infer-shapes", "func.func(canonicalize)")``).
+        preserves_analyses: Whether later passes may reuse the inference
+            analysis after this one (it changed nothing inference reads).
     """
 
     name: ClassVar[str]
     summary: ClassVar[str]
     pipeline: ClassVar[tuple[str, ...]] = ()
+    #: Whether the inference analysis stays valid after this pass
+    #: (:mod:`symshape_mlir.pipeline.analysis`).
+    preserves_analyses: ClassVar[bool] = False
     _option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: typing.Any) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from mlir import ir, passmanager
 
+from symshape_mlir.pipeline.analysis import AnalysisCache, sharing
 from symshape_mlir.pipeline.diagnostics import (
     Diagnostic,
     DiagnosticCollector,
@@ -112,6 +113,8 @@ class PassPipeline:
         self._passes = default_passes() if passes is None else passes
         self._context = context
         self._collector: DiagnosticCollector | None = None
+        self._analyses = AnalysisCache()
+        self._preserved_by = -1
         self.steps: tuple[_Step, ...] = tuple(self._plan(elements, active_aliases=()))
         self._pass_manager = self._build(context)
         if print_ir_after_all:
@@ -170,9 +173,12 @@ class PassPipeline:
                for step in self.steps):
             module.context.allow_unregistered_dialects = True
         self._collector = collector
+        self._analyses = AnalysisCache()
+        self._preserved_by = -1
         sys.stderr.flush()
         try:
-            with collector.attached(module.context), reporting_to(collector):
+            with collector.attached(module.context), reporting_to(collector), \
+                    sharing(self._analyses):
                 self._pass_manager.run(module)
         except ir.MLIRError:
             return False
@@ -222,7 +228,7 @@ class PassPipeline:
         pass_manager = passmanager.PassManager(MODULE_ANCHOR, context=context)
         pass_manager.enable_verifier(True)
         upstream: list[str] = []
-        for step in (*self.steps, None):
+        for index, step in enumerate((*self.steps, None)):
             if isinstance(step, _UpstreamStep):
                 upstream.append(step.text)
                 continue
@@ -231,7 +237,7 @@ class PassPipeline:
                 upstream = []
             if step is not None:
                 pass_manager.add(
-                    functools.partial(self._run_python_pass, step),
+                    functools.partial(self._run_python_pass, step, index),
                     name=type(step).__name__,
                     argument=step.name,
                     description=step.summary,
@@ -239,15 +245,24 @@ class PassPipeline:
         return pass_manager
 
     def _run_python_pass(
-        self, instance: ModulePass, op: ir.Operation, pass_: passmanager.ExternalPass
+        self, instance: ModulePass, index: int, op: ir.Operation,
+        pass_: passmanager.ExternalPass,
     ) -> None:
         collector = self._collector
         assert collector is not None, "Python passes only run inside PassPipeline.run"
+        # The analysis survives only a chain of our passes that preserve it.
+        if self._preserved_by != index - 1:
+            self._analyses.invalidate()
         errors_before = collector.error_count
         try:
             instance.run(op)
         except DiagnosticError as error:
             collector.report(error.diagnostic)
+        if instance.preserves_analyses:
+            self._preserved_by = index
+        else:
+            self._analyses.invalidate()
+            self._preserved_by = -1
         if collector.error_count > errors_before:
             pass_.signal_pass_failure()
 

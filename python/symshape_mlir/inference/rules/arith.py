@@ -40,7 +40,14 @@ from symshape_mlir.extent import canon
 from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.expr import Expr
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent
-from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt, prove_ne, prove_nonnegative
+from symshape_mlir.extent.prove import (
+    cancel_exact_divisions,
+    prove_eq,
+    prove_le,
+    prove_lt,
+    prove_ne,
+    prove_nonnegative,
+)
 from symshape_mlir.inference.engine import join_facts
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.registry import register
@@ -91,12 +98,13 @@ def _combine(name: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -
     if a.strength == 2 and b.strength == 2:
         x, y = a.expr, b.expr
         build = _EXACT.get(name)
-        if build is not None:
-            return Exact(build(x, y))  # type: ignore[arg-type]
-        build = _NONNEG_ONLY.get(name)
-        if build is not None and _nonneg(x, state) and _nonneg(y, state):  # type: ignore[arg-type]
-            return Exact(build(x, y))  # type: ignore[arg-type]
-        return UNKNOWN
+        if build is None:
+            build = _NONNEG_ONLY.get(name)
+            if build is None or not (_nonneg(x, state) and _nonneg(y, state)):  # type: ignore[arg-type]
+                return UNKNOWN
+        # A division that ran did not divide by zero (resolve guards it), so
+        # an exact symbolic quotient is the value: (64 * b * s) / (64 * b) = s.
+        return Exact(cancel_exact_divisions(build(x, y)))  # type: ignore[arg-type]
     bounded = _BOUNDED.get(name)
     if bounded is not None and a.strength and b.strength:
         return bounded(a, b)

@@ -11,6 +11,7 @@ from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, instantiate
 from symshape_mlir.inference.errors import OpUsageError
 from symshape_mlir.inference.facts import Origin, ValueFacts
+from symshape_mlir.inference.obligations import Compare, Condition, Quantity
 from symshape_mlir.inference.state import InferenceState, const_extent
 
 __all__ = [
@@ -24,8 +25,11 @@ __all__ = [
     "product",
     "raw_scalar",
     "result_dims",
+    "same_dims",
+    "same_size",
     "segment",
     "size_extent",
+    "value_origin",
     "with_origins",
 ]
 
@@ -60,6 +64,16 @@ def product(state: InferenceState, extents: Sequence[ShapeExtent]) -> ShapeExten
         else:
             total = g.mul(total, extent)
     return total
+
+
+def same_dims(a: ir.Value, axis_a: int, b: ir.Value, axis_b: int) -> Condition:
+    """The run-time check that two tensor axes have the same size."""
+    return (Compare("eq", Quantity.dim(a, axis_a), Quantity.dim(b, axis_b)),)
+
+
+def same_size(a: Quantity, b: Quantity) -> Condition:
+    """The run-time check that two quantities are equal."""
+    return (Compare("eq", a, b),)
 
 
 def int_attr(op: ir.Operation, name: str) -> int:
@@ -105,32 +119,45 @@ def is_integer_like(type_: ir.Type) -> bool:
 
 
 def raw_scalar(state: InferenceState, value: ir.Value) -> ShapeExtent:
-    """What is known of the raw value of a 0-d integer tensor."""
+    """What is known of the raw value of a 0-d integer tensor: its element,
+    else an integer of unknown sign (:meth:`InferenceState.fresh_signed`)."""
     elements = state.elements(value)
-    if elements is not None and len(elements) == 1:
+    if elements is not None and len(elements) == 1 and elements[0].strength:
         return elements[0]
-    return UNKNOWN
+    return state.fresh_signed(("raw", value))
 
 
-def size_extent(state: InferenceState, value: ir.Value) -> ShapeExtent:
+def size_extent(
+    state: InferenceState, value: ir.Value, op: ir.Operation | None = None, field: str = "size"
+) -> ShapeExtent:
     """The extent of a size operand: its value, or a fresh symbol when the
-    size is data dependent (it is some non-negative number at run time)."""
+    size is data dependent.
+
+    With ``op``, the op uses the value as a size: unless it is provably
+    ``>= 0``, that is an obligation (checked at run time: a negative size
+    fails the call instead of reaching an allocation).
+    """
     known = state.value(value)
+    if op is not None:
+        state.require_nonneg(known if known.strength else UNKNOWN, op, field,
+                             (Compare("le", Quantity.const(0), Quantity.scalar(value)),))
     return known if known.strength else state.fresh(value)
 
 
 def result_dims(
-    state: InferenceState, result_type: ir.Type, sizes: Sequence[ir.Value]
+    state: InferenceState, result_type: ir.Type, sizes: Sequence[ir.Value], op: ir.Operation
 ) -> tuple[ShapeExtent, ...]:
-    """Extents of a result type whose dynamic dims are given by ``sizes`` (in order)."""
+    """Extents of a result type whose dynamic dims are given by ``sizes`` (in
+    order); ``op`` uses them as sizes (see :func:`size_extent`)."""
     cache = state.cache.setdefault("dims", {})
     dims = cache.get(result_type)
     if dims is None:
         dims = cache[result_type] = tuple(ir.RankedTensorType(result_type).shape)
     values = iter(sizes)
     return tuple(
-        size_extent(state, next(values)) if d == DYNAMIC else const_extent(d)
-        for d in dims)  # type: ignore[attr-defined]
+        size_extent(state, next(values), op, f"size of result axis {axis}")
+        if d == DYNAMIC else const_extent(d)
+        for axis, d in enumerate(dims))  # type: ignore[attr-defined]
 
 
 def local_extents(
@@ -160,8 +187,7 @@ def local_extents(
             return extent
 
         def scalars(i: int) -> ShapeExtent:
-            raw = raw_scalar(state, operands[i])
-            return raw if not raw.is_unknown else state.fresh(("raw", operands[i]))
+            return raw_scalar(state, operands[i])
 
         extent = instantiate(declared.expr, dims=dims, scalars=scalars, ctx=state.extents)
         extents.append(extent)
@@ -175,3 +201,29 @@ def with_origins(
 ) -> ValueFacts:
     """Facts of a tensor from its extents and their origins."""
     return ValueFacts(shape=tuple(extents), origins=tuple(origins))
+
+
+_WEAKENING = ("symshape.bound", "symshape.dynamic_truncate")
+
+
+def value_origin(state: InferenceState, value: ir.Value) -> Origin | None:
+    """The op that made ``value`` (an index value or a shape tensor) inexact,
+    traced back through the ops that computed it."""
+    stack, seen = [value], 0
+    while stack and seen < 64:
+        seen += 1
+        owner = stack.pop().owner
+        if isinstance(owner, ir.OpView):
+            owner = owner.operation
+        if not isinstance(owner, ir.Operation):
+            continue
+        if owner.name in _WEAKENING:
+            return Origin(owner.name, owner.location)
+        if owner.name in ("tensor.dim", "symshape.dim"):
+            return next((o for o in state.origins(owner.operands[0]) if o is not None), None)
+        for operand in owner.operands:
+            facts = state.facts_of(operand)
+            known = [facts.value] if facts.value is not None else list(facts.elements or ())
+            if any(not e.is_exact for e in known):
+                stack.append(operand)
+    return None

@@ -19,6 +19,7 @@ from mlir import ir
 from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.registry import register
+from symshape_mlir.inference.rules.common import same_dims
 from symshape_mlir.inference.state import InferenceState, describe
 
 __all__ = ["elementwise_shape"]
@@ -47,19 +48,23 @@ def elementwise_shape(
     Returns ``None`` when no operand is a ranked tensor.
     """
     first: ValueFacts | None = None
+    first_value: ir.Value | None = None
     shape: list[ShapeExtent] | None = None
     for index, value in enumerate(operands):
         facts = state.facts_of(value)
         if facts.shape is None:
             continue
         if first is None:
-            first, shape = facts, list(facts.shape)
+            first, first_value, shape = facts, value, list(facts.shape)
             continue
-        assert shape is not None
+        assert shape is not None and first_value is not None
         for axis, extent in enumerate(facts.shape[:len(shape)]):
-            if extent is not shape[axis]:
-                shape[axis] = state.unify(shape[axis], extent, op, describe(
-                    "axis {} of operand #0 and operand #{}", axis, index))
+            if extent is not shape[axis] or not extent.strength:
+                shape[axis] = state.unify(
+                    shape[axis], extent, op,
+                    describe("axis {} of operand #0 and operand #{}", axis, index),
+                    same_dims(first_value, axis, value, axis),
+                    facts.origin(axis) or first.origin(axis))
     if first is None or shape is None:
         return None
     return ValueFacts(shape=tuple(shape), origins=first.origins)

@@ -34,8 +34,9 @@ from symshape_mlir.extent.expr import Sym
 from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, UpperBound, instantiate
 from symshape_mlir.inference.engine import infer_function
 from symshape_mlir.inference.facts import Origin, ValueFacts
+from symshape_mlir.inference.obligations import Quantity
 from symshape_mlir.inference.registry import register
-from symshape_mlir.inference.rules.common import DYNAMIC
+from symshape_mlir.inference.rules.common import DYNAMIC, same_size
 from symshape_mlir.inference.state import InferenceState, const_extent
 
 __all__: list[str] = []
@@ -69,9 +70,11 @@ def _call(op: ir.Operation, state: InferenceState) -> Facts:
     if summary is None or summary.results is None or summary.arguments is None:
         return _external(op, state)
     bound: dict[str, ShapeExtent] = {}
+    sites: dict[str, Quantity] = {}
     parameters: set[str] = set()
 
-    def bind(parameter: ShapeExtent, given: ShapeExtent, where: str) -> None:
+    def bind(parameter: ShapeExtent, given: ShapeExtent, where: str, site: Quantity,
+             origin: Origin | None) -> None:
         if parameter.expr is None:
             return
         parameters.update(parameter.expr.free_symbols)
@@ -79,20 +82,24 @@ def _call(op: ir.Operation, state: InferenceState) -> Facts:
             return
         symbol = parameter.expr.name
         if symbol in bound:
-            bound[symbol] = state.unify(bound[symbol], given, op, lambda: (
-                f"call to @{name}: {where} and an earlier operand (both '{symbol}' in the callee)"))
+            bound[symbol] = state.unify(
+                bound[symbol], given, op,
+                lambda: f"call to @{name}: {where} and an earlier operand (both '{symbol}' "
+                        "in the callee)",
+                same_size(sites[symbol], site), origin)
         else:
-            bound[symbol] = given
+            bound[symbol], sites[symbol] = given, site
 
     for index, (parameter, operand) in enumerate(zip(summary.arguments, op.operands, strict=False)):
         declared, given = state.facts_of(parameter), state.facts_of(operand)
         if declared.shape is not None and given.shape is not None:
             for axis, (p, a) in enumerate(zip(declared.shape, given.shape, strict=False)):
-                bind(p, a, f"operand #{index} axis {axis}")
+                bind(p, a, f"operand #{index} axis {axis}", Quantity.dim(operand, axis),
+                     given.origin(axis))
         if declared.value is not None:
             passed = given.value if given.value is not None and given.value.strength else \
-                state.fresh(operand)
-            bind(declared.value, passed, f"operand #{index}")
+                state.fresh_signed(operand)
+            bind(declared.value, passed, f"operand #{index}", Quantity.scalar(operand), None)
 
     def symbol_of(symbol: str) -> ShapeExtent | None:
         if symbol in bound:

@@ -46,7 +46,7 @@ from mlir import ir
 
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.registry import register
-from symshape_mlir.inference.rules.common import dense_i64
+from symshape_mlir.inference.rules.common import dense_i64, same_dims
 from symshape_mlir.inference.state import InferenceState, describe
 
 __all__ = ["operand_loops"]
@@ -70,6 +70,9 @@ _MAPPED_OPS = (
 _OTHER_OPS = ("linalg.transpose", "linalg.broadcast", "linalg.reduce")
 # Without an indexing_maps attribute: loops per operand, by operand ranks.
 _FIXED: dict[str, tuple[tuple[int, ...], ...]] = {
+    "linalg.matmul": ((0, 2), (2, 1), (0, 1)),
+    "linalg.batch_matmul": ((0, 1, 3), (0, 3, 2), (0, 1, 2)),
+    "linalg.batch_reduce_matmul": ((0, 1, 3), (0, 3, 2), (1, 2)),
     "linalg.matvec": ((0, 1), (1,), (0,)),
     "linalg.vecmat": ((1,), (1, 0), (0,)),
     "linalg.dot": ((0,), (0,), ()),
@@ -188,16 +191,51 @@ def _destination_passing(op: ir.Operation, state: InferenceState) -> Facts:
             known = shapes[first][first_axis]  # type: ignore[index]
             for index, axis in group[1:]:
                 extent = shapes[index][axis]  # type: ignore[index]
-                if known is extent or known.strength != 2 or extent.strength != 2 \
-                        or known.expr is extent.expr:
+                if (known is extent and known.strength) or (
+                        known.strength == 2 and extent.strength == 2
+                        and known.expr is extent.expr):
                     continue
-                known = state.unify(known, extent, op, describe(
-                    "'{}' loop {}: operand #{} axis {} and operand #{} axis {}", op.name,
-                    _loop_name(op, loops[index][axis]), first, first_axis,  # type: ignore[index]
-                    index, axis))
+                known = state.unify(
+                    known, extent, op, describe(
+                        "'{}' loop {}: operand #{} axis {} and operand #{} axis {}", op.name,
+                        _loop_name(op, loops[index][axis]), first, first_axis,  # type: ignore[index]
+                        index, axis),
+                    same_dims(operands[first], first_axis, operands[index], axis),
+                    facts[index].origin(axis) or facts[first].origin(first_axis))
     inits = len(operands) - len(op.results)
+    if loops is None or op.name == "linalg.broadcast":
+        _inits_are_sizes(op, state, facts, inits, loops)
     if state.generation != generation:
         return [_init_facts(f) for f in state.facts_list(operands[inits:])]
+    return [_init_facts(f) for f in facts[inits:]]
+
+
+def _inits_are_sizes(
+    op: ir.Operation, state: InferenceState, facts: Sequence[ValueFacts], inits: int,
+    loops: Loops | None,
+) -> None:
+    """Init axes no input axis shares a loop with are true sizes the op
+    iterates over: they must be exact (no run-time check can relate them to
+    anything). Every init axis of an op whose loops are not modelled is one."""
+    covered = set()
+    if loops is not None:
+        covered = {loop for axes in loops[:inits] for loop in axes or () if loop >= 0}
+    for index, init in enumerate(facts[inits:]):
+        init_loops = loops[inits + index] if loops is not None else None
+        for axis, extent in enumerate(init.shape or ()):
+            if init_loops is not None and init_loops[axis] in covered:
+                continue
+            name = "broadcast init" if op.name == "linalg.broadcast" else f"init #{index}"
+            state.require_exact(extent, op, f"{name} extent {axis}", origin=init.origin(axis))
+
+
+@register("linalg.*", regions="skip", typed=True)
+def _unmodelled(op: ir.Operation, state: InferenceState) -> Facts:
+    """Any other ``linalg`` op: results are their inits, whose extents must be exact."""
+    operands = tuple(op.operands)
+    facts = state.facts_list(operands)
+    inits = len(operands) - len(op.results)
+    _inits_are_sizes(op, state, facts, inits, None)
     return [_init_facts(f) for f in facts[inits:]]
 
 

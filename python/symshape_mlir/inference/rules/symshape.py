@@ -10,21 +10,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from mlir import ir
 
-from symshape_mlir.attributes import enum_name
-from symshape_mlir.extent import Const, InputAxis, RuntimeScalar, minimum
+from symshape_mlir.attributes import enum_name, shape_from_attr
+from symshape_mlir.extent import Const, Expr, InputAxis, RuntimeScalar, minimum
 from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
-from symshape_mlir.extent.prove import prove_ne
+from symshape_mlir.extent.prove import cancel_exact_divisions, prove_ne, prove_nonnegative
 from symshape_mlir.inference.facts import Origin, ValueFacts
+from symshape_mlir.inference.obligations import NO_CHECK, Compare, Condition, Quantity
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import (
     int_attr,
     local_extents,
+    product,
     raw_scalar,
+    same_size,
     with_origins,
 )
 from symshape_mlir.inference.state import InferenceState
@@ -60,23 +61,32 @@ def _semantics(op: ir.Operation) -> str:
 def _runtime_scalar(op: ir.Operation, state: InferenceState) -> Facts:
     source = op.operands[0]
     raw = raw_scalar(state, source)
-    if raw.is_unknown:
-        raw = state.fresh(("raw", source))
     value = g.instantiate(RuntimeScalar(0, _semantics(op)), scalars=[raw], ctx=state.extents)
     return [ValueFacts(value=value)]
 
 
-_COMBINATORS: dict[str, Callable[[ShapeExtent, ShapeExtent], ShapeExtent]] = {
-    "symshape.add": g.add, "symshape.sub": g.sub, "symshape.mul": g.mul,
-    "symshape.floordiv": g.floordiv, "symshape.ceildiv": g.ceildiv, "symshape.mod": g.mod,
-    "symshape.min": g.minimum, "symshape.max": g.maximum,
+_COMBINATORS: dict[str, g.Combine] = {
+    "symshape.add": g.add_signed, "symshape.sub": g.sub_signed, "symshape.mul": g.mul_signed,
+    "symshape.floordiv": g.floordiv_signed, "symshape.ceildiv": g.ceildiv_signed,
+    "symshape.mod": g.mod_signed, "symshape.min": g.min_signed, "symshape.max": g.max_signed,
 }
 
 
 @register(*_COMBINATORS)
 def _arith(op: ir.Operation, state: InferenceState) -> Facts:
+    # Extent values may be negative in between (a scalar of unknown sign, a
+    # difference): the combinators get each operand's sign as far as it is
+    # proven, and never assume one (a bound's value has no proven sign).
     lhs, rhs = (state.value(v) for v in op.operands)
-    return [ValueFacts(value=_COMBINATORS[op.name](lhs, rhs))]
+    value = _COMBINATORS[op.name](lhs, _nonneg(lhs, state), rhs, _nonneg(rhs, state))
+    if value.strength == 2:
+        value = Exact(cancel_exact_divisions(value.expr))  # type: ignore[arg-type]
+    return [ValueFacts(value=value)]
+
+
+def _nonneg(extent: ShapeExtent, state: InferenceState) -> bool:
+    return extent.strength == 2 and prove_nonnegative(
+        extent.expr, state.extents, fallback=False) is True  # type: ignore[arg-type]
 
 
 @register("symshape.to_index", "symshape.from_index")
@@ -84,37 +94,103 @@ def _same_value(op: ir.Operation, state: InferenceState) -> Facts:
     return [ValueFacts(value=state.value(op.operands[0]))]
 
 
+def _local_quantities(op: ir.Operation, attr: str) -> list[Quantity | None]:
+    """The run-time form of each op-local extent of ``attr`` (``None`` for ``?``)."""
+    return [None if e.expr is None else Quantity.local(op, e.expr)
+            for e in shape_from_attr(op.attributes[attr])]
+
+
 @register("symshape.reshape")
 def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
-    return [with_origins(*local_extents(op, state, "target"))]
+    targets, origins = local_extents(op, state, "target")
+    source = op.operands[0]
+    shape = state.shape(source, op)
+    wanted = _local_quantities(op, "target")
+    count = None
+    if all(q is not None for q in wanted):
+        count = same_size(Quantity.product([(source, a) for a in range(len(shape))]),
+                          Quantity.of(_product_of, *wanted))  # type: ignore[arg-type]
+    for axis, (target, origin) in enumerate(zip(targets, origins)):
+        state.require_exact(target, op, f"reshape target extent {axis}", count, origin,
+                            self_checked=True)
+    if all(t.is_exact for t in targets):
+        state.unify(product(state, shape), product(state, targets), op,
+                    lambda: "the element counts of source and result", count,
+                    next((o for o in state.origins(source) if o is not None), None),
+                    self_checked=True)
+    return [with_origins(targets, origins)]
 
 
 @register("symshape.broadcast_in_dim")
 def _broadcast_in_dim(op: ir.Operation, state: InferenceState) -> Facts:
     targets, origins = local_extents(op, state, "target")
-    # An input axis that is provably not 1 is copied, so it equals its target.
-    shape = state.shape(op.operands[0], op)
+    source = op.operands[0]
+    shape = state.shape(source, op)
+    source_origins = state.origins(source)
     dims = ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"])
+    wanted = _local_quantities(op, "target")
+    # Per input axis, the run-time check that it is 1 or its target.
+    checks: dict[int, Condition] = {}
     for in_axis, out_axis in enumerate(dims):
-        have = shape[in_axis]
+        target = wanted[out_axis]
+        if target is not None:
+            have = Quantity.dim(source, in_axis)
+            checks[out_axis] = (Compare("eq", have, target),
+                                Compare("eq", have, Quantity.const(1)))
+    # Every target axis is a true size (an added axis is computed at run time,
+    # so deferring it needs no check); each input axis is 1 or its target.
+    for axis, (target, origin) in enumerate(zip(targets, origins)):
+        state.require_exact(target, op, f"broadcast_in_dim target extent {axis}",
+                            checks.get(axis, NO_CHECK), origin, self_checked=True)
+    for in_axis, out_axis in enumerate(dims):
+        have, target = shape[in_axis], targets[out_axis]
+        if not target.is_exact:
+            continue
+        condition = checks.get(out_axis)
         if have.is_exact and prove_ne(have.expr, 1, state.extents) is True:  # type: ignore[arg-type]
-            state.unify(targets[out_axis], have, op,
-                        f"input axis {in_axis} and target extent {out_axis}".__str__)
+            # Copied, so it equals its target.
+            state.unify(target, have, op,
+                        f"input axis {in_axis} and target extent {out_axis}".__str__,
+                        condition, source_origins[in_axis], self_checked=True)
+        else:
+            state.require_broadcastable(
+                have, target, op, f"broadcast_in_dim input axis {in_axis}", condition,
+                source_origins[in_axis], self_checked=True)
     return [with_origins(targets, origins)]
 
 
 @register("symshape.gather")
 def _gather(op: ir.Operation, state: InferenceState) -> Facts:
-    indices = op.operands[1]
+    operand, indices = op.operands[0], op.operands[1]
     index_shape = state.shape(indices, op)
     collapsed = set(ir.DenseI64ArrayAttr(op.attributes["collapsed_slice_dims"]))
     sizes, size_origins = local_extents(op, state, "slice_sizes")
+    wanted = _local_quantities(op, "slice_sizes")
+    available = state.shape(operand, op)
+    operand_origins = state.origins(operand)
+    for axis, (size, origin) in enumerate(zip(sizes, size_origins)):
+        quantity = wanted[axis]
+        within = None if quantity is None else (
+            Compare("le", quantity, Quantity.dim(operand, axis)),)
+        state.require_exact(size, op, f"gather slice_sizes[{axis}]", within, origin,
+                            self_checked=True)
+        if axis < len(available):
+            state.require_at_most(size, available[axis], op,
+                                  f"gather slice_sizes[{axis}] lies within the operand extent",
+                                  within, operand_origins[axis], self_checked=True)
     batch_origins = state.origins(indices)[:-1]
     kept = [a for a in range(len(sizes)) if a not in collapsed]
     return [with_origins(
         [*index_shape[:-1], *(sizes[a] for a in kept)],
         [*batch_origins, *(size_origins[a] for a in kept)],
     )]
+
+
+def _product_of(*factors: Expr) -> Expr:
+    total: Expr = Const(1)
+    for factor in factors:
+        total = total * factor
+    return total
 
 
 def truncate_stage(op: ir.Operation, state: InferenceState) -> str:
@@ -134,8 +210,6 @@ def _dynamic_truncate(op: ir.Operation, state: InferenceState) -> Facts:
     full = extents[axis]
     if truncate_stage(op, state) == "exact":
         raw = raw_scalar(state, size)
-        if raw.is_unknown:
-            raw = state.fresh(("raw", size))
         kept = minimum(RuntimeScalar(1, "truncate_size"), InputAxis(0, axis))
         extents[axis] = g.instantiate(kept, dims=lambda i, a: full, scalars=lambda i: raw,
                                       ctx=state.extents)

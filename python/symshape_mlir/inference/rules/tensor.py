@@ -40,10 +40,12 @@ from mlir import ir
 
 from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.canon import floordiv
+from symshape_mlir.extent.expr import Const
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_ge, prove_lt
 from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.facts import ValueFacts
+from symshape_mlir.inference.obligations import Compare, Quantity
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import (
     DYNAMIC,
@@ -54,8 +56,11 @@ from symshape_mlir.inference.rules.common import (
     is_integer_like,
     product,
     result_dims,
+    same_dims,
+    same_size,
     segment,
     size_extent,
+    value_origin,
     with_origins,
 )
 from symshape_mlir.inference.state import InferenceState, const_extent, describe
@@ -64,6 +69,7 @@ __all__ = ["mixed_sizes", "propagates_elements"]
 
 Facts = list[ValueFacts | None]
 _ZERO = const_extent(0)
+_ONE = const_extent(1)
 
 
 def propagates_elements(type_: ir.Type) -> bool:
@@ -88,8 +94,57 @@ def mixed_sizes(
     """
     static = dense_i64(op, static_attr, state)
     values = iter(dynamic)
-    read = (lambda v: size_extent(state, v)) if sizes else state.value
-    return [read(next(values)) if s == DYNAMIC else const_extent(s) for s in static]
+    name = static_attr.removeprefix("static_").rstrip("s")
+    return [
+        (size_extent(state, next(values), op, f"{name} {axis}") if sizes
+         else state.value(next(values))) if s == DYNAMIC else const_extent(s)
+        for axis, s in enumerate(static)]
+
+
+def mixed_quantities(
+    op: ir.Operation, state: InferenceState, static_attr: str, dynamic: Sequence[ir.Value]
+) -> list[Quantity]:
+    """The run-time form of the entries of a static-sizes attribute."""
+    values = iter(dynamic)
+    return [Quantity.size(next(values) if s == DYNAMIC else None, s)
+            for s in dense_i64(op, static_attr, state)]
+
+
+def _within_source(
+    op: ir.Operation, state: InferenceState, source: ir.Value, first_segment: int,
+    what: str,
+) -> None:
+    """Records that a slice (offsets, sizes, strides from segment
+    ``first_segment`` on) lies within ``source``: per axis, offset >= 0 and
+    ``offset + (size - 1) * stride + 1 <= dim``."""
+    operands = list(op.operands)
+    shape = state.shape(source, op)
+    origins = state.origins(source)
+    parts = []
+    for index, attr in enumerate(("static_offsets", "static_sizes", "static_strides")):
+        dynamic = segment(op, first_segment + index, operands)
+        values = iter(dynamic)
+        # A value read from data is still a true value: a fresh symbol (of
+        # unknown sign unless it is a size, which has its own check).
+        read = (lambda v: size_extent(state, v)) if index == 1 else \
+            (lambda v: _signed_value(state, v))
+        parts.append(([read(next(values)) if s == DYNAMIC else const_extent(s)
+                       for s in dense_i64(op, attr, state)],
+                      mixed_quantities(op, state, attr, dynamic)))
+    (offsets, offset_q), (sizes, size_q), (strides, stride_q) = parts
+    for axis, extent in enumerate(shape):
+        offset, size, stride = offsets[axis], sizes[axis], strides[axis]
+        state.require_nonneg(
+            offset, op, f"offset {axis}",
+            (Compare("le", Quantity.const(0), offset_q[axis]),))
+        end = g.add(offset, g.add(g.mul(g.sub(size, _ONE), stride), _ONE)) \
+            if const_int(stride) != 1 else g.add(offset, size)
+        state.require_at_most(
+            end, extent, op, f"the {what} along axis {axis} lies within the source extent",
+            (Compare("le", Quantity.of(lambda o, n, t: o + (n - 1) * t + 1, offset_q[axis],
+                                       size_q[axis], stride_q[axis]),
+                     Quantity.dim(source, axis)),),
+            origins[axis])
 
 
 def _kept_axes(static_sizes: Sequence[int], reduced: Sequence[int]) -> list[int]:
@@ -130,15 +185,22 @@ def _rank(op: ir.Operation, state: InferenceState) -> Facts:
 
 @register("tensor.empty", "tensor.generate", typed=True)
 def _sized_by_operands(op: ir.Operation, state: InferenceState) -> Facts:
-    """The dynamic dims of the result type are the operands, in order."""
-    return [ValueFacts(shape=result_dims(state, op.result.type, op.operands))]
+    """The dynamic dims of the result type are the operands, in order; an
+    axis sized by a bound keeps the op that made the bound as its origin."""
+    shape = result_dims(state, op.result.type, op.operands, op)
+    sizes = iter(op.operands)
+    origins = tuple(
+        None if d != DYNAMIC else
+        None if extent.strength == 2 else value_origin(state, next(sizes))
+        for d, extent in zip(ir.RankedTensorType(op.result.type).shape, shape, strict=True))
+    return [ValueFacts(shape=shape, origins=origins)]
 
 
 @register("tensor.splat")
 def _splat(op: ir.Operation, state: InferenceState) -> Facts:
     operands = list(op.operands)
     type_ = op.result.type
-    shape = result_dims(state, type_, operands[1:])
+    shape = result_dims(state, type_, operands[1:], op)
     elements = None
     if propagates_elements(type_):
         count = 1 if not shape else const_int(shape[0])
@@ -152,15 +214,33 @@ def _cast(op: ir.Operation, state: InferenceState) -> Facts:
     # A cast to a static size makes it a fact; the engine unifies a fresh
     # symbol of the source with it (and rejects a provably different one).
     source = state.facts_of(op.operands[0])
-    if source.shape is None or not isinstance(op.result.type, ir.RankedTensorType):
+    result = op.result.type
+    if source.shape is None or not isinstance(result, ir.RankedTensorType):
         return [ValueFacts(elements=source.elements)]
-    return [source]
+    shape = list(source.shape)
+    for axis, static in enumerate(result.shape):
+        if static == DYNAMIC or (shape[axis].strength == 2 and const_int(shape[axis]) == static):
+            continue
+        have = shape[axis]
+        if have.strength == 1 and prove_lt(have.expr, static, state.extents) is True:  # type: ignore[arg-type]
+            raise ShapeInferenceError(
+                op.location,
+                f"result #0 dimension {axis} is {static} but the inferred extent is {have}")
+        # The cast asserts the size: a fact only once established.
+        shape[axis] = state.unify(
+            shape[axis], const_extent(static), op,
+            describe("source axis {} and the static result extent {}", axis, static),
+            same_size(Quantity.dim(op.operands[0], axis), Quantity.const(static)),
+            source.origin(axis))
+        shape[axis] = const_extent(static)
+    return [ValueFacts(tuple(shape), source.value, source.elements, source.origins)]
 
 
 @register("tensor.extract_slice")
 def _extract_slice(op: ir.Operation, state: InferenceState) -> Facts:
     operands = list(op.operands)
     sizes = mixed_sizes(op, state, "static_sizes", segment(op, 2, operands))
+    _within_source(op, state, operands[0], 1, "slice")
     reduced = ir.RankedTensorType(op.result.type).shape
     kept = _kept_axes(dense_i64(op, "static_sizes", state), reduced) \
         if len(reduced) < len(sizes) else range(len(sizes))
@@ -188,9 +268,14 @@ def _insert_slice(op: ir.Operation, state: InferenceState) -> Facts:
     kept = _kept_axes(dense_i64(op, "static_sizes", state),
                       ir.RankedTensorType(source.type).shape) \
         if len(source_shape) < len(sizes) else list(range(len(sizes)))
+    size_q = mixed_quantities(op, state, "static_sizes", segment(op, 3, operands))
     for source_axis, axis in enumerate(kept):
-        state.unify(sizes[axis], source_shape[source_axis], op, describe(
-            "slice size {} and source axis {}", axis, source_axis))
+        state.unify(
+            sizes[axis], source_shape[source_axis], op,
+            describe("slice size {} and source axis {}", axis, source_axis),
+            same_size(size_q[axis], Quantity.dim(source, source_axis)),
+            state.origins(source)[source_axis])
+    _within_source(op, state, dest, 2, "inserted slice")
     facts = state.facts_of(dest)
     elements = facts.elements
     inserted = state.elements(source)
@@ -218,10 +303,22 @@ def _expand_shape(op: ir.Operation, state: InferenceState) -> Facts:
     operands = list(op.operands)
     source = state.shape(operands[0], op)
     extents = mixed_sizes(op, state, "static_output_shape", operands[1:])
+    quantities = mixed_quantities(op, state, "static_output_shape", operands[1:])
+    for axis, extent in enumerate(extents):
+        state.require_exact(extent, op, f"expand_shape output size {axis}",
+                            origin=value_origin(state, operands[1]) if len(operands) > 1
+                            else None)
     for group_index, axes in enumerate(_reassociation(op, state)):
+        if not all(extents[axis].is_exact for axis in axes):
+            continue
         total = product(state, [extents[axis] for axis in axes])
-        state.unify(source[group_index], total, op, describe(
-            "source axis {} and the product of result axes {}", group_index, list(axes)))
+        state.unify(
+            source[group_index], total, op,
+            describe("source axis {} and the product of result axes {}", group_index,
+                     list(axes)),
+            same_size(Quantity.dim(operands[0], group_index),
+                      Quantity.of(lambda *xs: _multiply(xs), *(quantities[a] for a in axes))),
+            state.origins(operands[0])[group_index])
     return [ValueFacts(shape=tuple(extents), elements=_same_elements(op, state))]
 
 
@@ -231,6 +328,18 @@ def _collapse_shape(op: ir.Operation, state: InferenceState) -> Facts:
     return [ValueFacts(shape=tuple(
         product(state, [source[axis] for axis in axes]) for axes in _reassociation(op, state)),
         elements=_same_elements(op, state))]
+
+
+def _signed_value(state: InferenceState, value: ir.Value) -> ShapeExtent:
+    known = state.value(value)
+    return known if known.strength else state.fresh_signed(value)
+
+
+def _multiply(factors: Sequence[object]) -> object:
+    total: object = Const(1)
+    for factor in factors:
+        total = total * factor  # type: ignore[operator]
+    return total
 
 
 def _same_elements(op: ir.Operation, state: InferenceState) -> tuple[ShapeExtent, ...] | None:
@@ -264,6 +373,13 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
                 op.location,
                 f"target extent {axis} is {target}: tensor.reshape has no -1 or 0 convention "
                 "(compute the extent from the element count)")
+    count = same_size(
+        Quantity.product([(source_value, a) for a in range(len(source))]),
+        Quantity.of(lambda *xs: _multiply(xs),
+                    *(Quantity.element(shape_value, a) for a in range(rank))))
+    for axis, target in enumerate(targets):
+        state.require_exact(target, op, f"reshape shape element {axis}", count,
+                            value_origin(state, shape_value))
     numel = product(state, source)
     unknown = [axis for axis, t in enumerate(targets) if t.strength == 0]
     if len(unknown) == 1 and numel.strength == 2:
@@ -271,10 +387,18 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
         if others.strength == 2 and prove_ge(others.expr, 1, state.extents) is True:  # type: ignore[arg-type]
             targets[unknown[0]] = Exact(floordiv(numel.expr, others.expr))  # type: ignore[arg-type]
             unknown = []
+    exact = all(t.strength == 2 for t in targets)
     for axis in unknown:
         targets[axis] = state.fresh(("reshape", op, axis))
-    total = product(state, targets)
-    state.unify(numel, total, op, lambda: "the element counts of source and result")
+    for axis, target in enumerate(targets):
+        state.require_nonneg(target, op, f"reshape shape element {axis}",
+                             (Compare("le", Quantity.const(0),
+                                      Quantity.element(shape_value, axis)),))
+    if not exact:
+        return [ValueFacts(shape=tuple(targets))]
+    state.unify(
+        numel, product(state, targets), op, lambda: "the element counts of source and result",
+        count, next((o for o in state.origins(source_value) if o is not None), None))
     return [ValueFacts(shape=tuple(targets))]
 
 
@@ -289,8 +413,11 @@ def _concat(op: ir.Operation, state: InferenceState) -> Facts:
         total = g.add(total, shape[axis])
         for other in range(len(first)):
             if other != axis and index:
-                first[other] = state.unify(first[other], shape[other], op, describe(
-                    "axis {} of operand #0 and operand #{}", other, index))
+                first[other] = state.unify(
+                    first[other], shape[other], op,
+                    describe("axis {} of operand #0 and operand #{}", other, index),
+                    same_dims(operands[0], other, operands[index], other),
+                    state.origins(operands[index])[other])
     first[axis] = total
     elements = None
     if propagates_elements(op.result.type):
@@ -317,7 +444,7 @@ def _from_elements(op: ir.Operation, state: InferenceState) -> Facts:
     elements = None
     if propagates_elements(type_):
         elements = tuple(state.value(v) for v in op.operands)
-    return [ValueFacts(shape=result_dims(state, type_, ()), elements=elements)]
+    return [ValueFacts(shape=result_dims(state, type_, (), op), elements=elements)]
 
 
 @register("tensor.extract")
