@@ -140,3 +140,158 @@ func.func @broadcast_truncated_input(%x: tensor<?x4xf32> {symshape.axes = #symsh
   %b = symshape.broadcast_in_dim %t, %x dims [0, 1] to [dim(1, 0), 4] : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
   return %b : tensor<?x4xf32>
 }
+
+// -----
+
+// A linalg.transpose init sized by a bound: its axes share loops with the
+// input's, so they must be equal (not only for linalg.generic).
+func.func @transpose_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<4x?xf32> {
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
+  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
+  %rows = symshape.to_index %cap
+  %e = tensor.empty(%rows) : tensor<4x?xf32>
+  // expected-error @below {{'linalg.transpose' op cannot establish that 'linalg.transpose' loop d1: operand #0 axis 0 and operand #1 axis 1 are equal: it needs exact extents, got exact 'batch' and upper bound 'batch'}}
+  %r = linalg.transpose ins(%x : tensor<?x4xf32>) outs(%e : tensor<4x?xf32>) permutation = [1, 0]
+  return %r : tensor<4x?xf32>
+}
+
+// -----
+
+// A linalg.reduce whose truncated input shares its kept loop with an exact
+// init: the rows would be read past the input's end.
+func.func @reduce_input(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%rows) : tensor<?xf32>
+  // expected-error @below {{'linalg.reduce' op cannot establish that 'linalg.reduce' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal: it needs exact extents, got upper bound 'batch' and exact 'batch'}}
+  %r = linalg.reduce ins(%t : tensor<?x4xf32>) outs(%e : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// linalg.copy of a truncated tensor into an init sized by the bound.
+func.func @copy_init(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
+  %cap = symshape.bound %t, 0 : tensor<?xf32>
+  %rows = symshape.to_index %cap
+  %e = tensor.empty(%rows) : tensor<?xf32>
+  // expected-error @below {{'linalg.copy' op cannot establish that 'linalg.copy' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal: it needs exact extents, got upper bound 'n' and upper bound 'n'}}
+  %r = linalg.copy ins(%t : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// Elementwise operands must have equal extents: an exact one and a bound
+// do not, unless proven.
+func.func @elementwise_operands(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  // expected-error @below {{'arith.addf' op cannot establish that axis 0 of operand #0 and operand #1 are equal: it needs exact extents, got exact 'n' and upper bound 'n'}}
+  %r = arith.addf %x, %t : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// Two arguments of the callee share the axis 'n': a call passing an exact
+// and a bounded tensor uses the bound as 'n'.
+func.func private @pair(%a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %b: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<?xf32> {
+  %s = arith.addf %a, %b : tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+func.func @call_shared_axis(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  // expected-error @below {{'func.call' op cannot establish that call to @pair: operand #1 axis 0 and an earlier operand (both 'n' in the callee) are equal: it needs exact extents, got exact 'n' and upper bound 'n'}}
+  %r = func.call @pair(%x, %t) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A cast to a static size turns a bound into a true size.
+func.func @cast_to_static(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<4xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  // expected-error @below {{'tensor.cast' op cannot establish that source axis 0 and the static result extent 4 are equal: it needs exact extents, got upper bound 'n' and exact '4'}}
+  %c = tensor.cast %t : tensor<?xf32> to tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+// A slice of exact size from a bounded source may read past its end.
+func.func @slice_of_bounded(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %len = tensor.dim %x, %c0 : tensor<?xf32>
+  // expected-error @below {{'tensor.extract_slice' op cannot establish that the slice along axis 0 lies within the source extent: it needs exact extents, got exact 'n' and upper bound 'n'}}
+  %s = tensor.extract_slice %t[0] [%len] [1] : tensor<?xf32> to tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+// -----
+
+// An insertion of exact size into a bounded destination may write past its end.
+func.func @insert_into_bounded(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %len = tensor.dim %x, %c0 : tensor<?xf32>
+  // expected-error @below {{'tensor.insert_slice' op cannot establish that the inserted slice along axis 0 lies within the destination extent: it needs exact extents, got exact 'n' and upper bound 'n'}}
+  %s = tensor.insert_slice %x into %t[0] [%len] [1] : tensor<?xf32> into tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+// -----
+
+// expand_shape: the output sizes must multiply to the source size, which is
+// only a bound.
+func.func @expand_bounded_source(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?x2xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %len = tensor.dim %x, %c0 : tensor<?xf32>
+  %half = arith.floordivsi %len, %c2 : index
+  // expected-error @below {{'tensor.expand_shape' op cannot establish that source axis 0 and the product of result axes [0, 1] are equal: it needs exact extents, got upper bound 'n' and exact '2 * (n floordiv 2)'}}
+  %e = tensor.expand_shape %t [[0, 1]] output_shape [%half, 2] : tensor<?xf32> into tensor<?x2xf32>
+  return %e : tensor<?x2xf32>
+}
+
+// -----
+
+// A hand-written exact annotation on a stage-1 truncation is output, not
+// input: the reshape still sees the upper bound.
+func.func @annotation_not_trusted(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %n axis 0 {symshape.shape = #symshape.shape<[batch, 4]>} : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  // expected-error @below {{'symshape.reshape' op cannot establish that the element counts of source and result are equal: it needs exact extents, got upper bound '4 * batch' and exact '4 * batch'}}
+  %r = symshape.reshape %t to [batch * 4] : (tensor<?x4xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A gather slice size on an axis not in start_index_map must fit in the
+// operand, which is truncated along that axis.
+func.func @gather_unmapped_axis(%table: tensor<?x?xf32> {symshape.axes = #symshape.shape<[rows, width]>}, %ids: tensor<?x1xi64>, %n: tensor<i64>) -> tensor<?x?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %table, %n axis 1 : (tensor<?x?xf32>, tensor<i64>) -> tensor<?x?xf32>
+  // expected-remark @below {{'symshape.gather' op cannot prove that gather slice_sizes[0] lies within the operand extent ('1' vs 'rows'): checked at run time}}
+  // expected-error @below {{'symshape.gather' op cannot establish that gather slice_sizes[1] lies within the operand extent: it needs exact extents, got exact 'width' and upper bound 'width'}}
+  %g = symshape.gather %t[%ids], %table start_index_map [0] collapsed_slice_dims [0] slice_sizes [1, dim(2, 1)] : (tensor<?x?xf32>, tensor<?x1xi64>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %g : tensor<?x?xf32>
+}

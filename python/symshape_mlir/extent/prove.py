@@ -116,6 +116,8 @@ def _divide(num: Interval, den: Interval, end: Callable[[Bound, Bound], Bound]) 
     """Bounds of ``num / den`` rounded by ``end``, for a divisor range of one sign."""
     if den[1] <= -1:
         num, den = (-num[1], -num[0]), (-den[1], -den[0])
+    if den[0] == 0 and den[1] >= 1:
+        den = (1, den[1])  # a zero divisor is excluded: the division fails there
     if den[0] < 1:
         return -_INF, _INF
     lo = end(num[0], den[1] if num[0] >= 0 else den[0])
@@ -193,7 +195,9 @@ def bounds(expr: ExprLike, ctx: ExtentContext | None = None) -> tuple[int | None
     """Returns ``(lo, hi)`` with ``lo <= expr <= hi`` for every binding.
 
     Interval arithmetic over the symbols' ranges; ``None`` stands for an
-    unbounded side. Sound, not always tight.
+    unbounded side. Sound, not always tight. As for the provers, bindings
+    that divide by zero are excluded (``x floordiv y`` is ``>= 0`` for
+    symbols: ``y >= 1`` wherever it is defined).
     """
     lo, hi = _Intervals(ctx or _DEFAULT_CONTEXT).of(as_expr(expr))
     return (None if isinstance(lo, float) else lo), (None if isinstance(hi, float) else hi)

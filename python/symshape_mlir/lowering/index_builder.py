@@ -182,16 +182,34 @@ class IndexBuilder:
         """A runtime check: the call fails with ``message`` when false."""
         cf.AssertOp(condition, message)
 
-    def _guard_divisor(self, divisor: ir.Value, message: str) -> None:
+    def _guard_divisor(self, divisor: ir.Value, message: str,
+                       dividend: ir.Value | None = None) -> None:
         constant = self.constant_of(divisor)
-        if constant is not None and constant != 0:
+        if constant is None or constant == 0:
+            self.check(self.cmp("ne", divisor, self.const(0)), message)
+        if dividend is not None:
+            self.guard_overflow(dividend, divisor, message.replace("division by zero",
+                                                                   "division overflow"))
+
+    def guard_overflow(self, dividend: ir.Value, divisor: ir.Value, message: str) -> None:
+        """Checks that ``dividend / divisor`` is not ``INT64_MIN / -1`` (a SIGFPE on CPU)."""
+        constant = self.constant_of(divisor)
+        if self.is_nonneg(dividend) or self.is_nonneg(divisor) or (
+                constant is not None and constant != -1):
             return
-        self.check(self.cmp("ne", divisor, self.const(0)), message)
+        type_ = dividend.type
+        width = 64 if isinstance(type_, ir.IndexType) else ir.IntegerType(type_).width
+        smallest = arith.ConstantOp(type_, -(1 << (width - 1))).result
+        minus_one = arith.ConstantOp(type_, -1).result
+        overflow = arith.AndIOp(self.cmp("eq", dividend, smallest),
+                                self.cmp("eq", divisor, minus_one)).result
+        true = arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result
+        self.check(arith.XOrIOp(overflow, true).result, message)
 
     def floordiv(self, lhs: ir.Value, rhs: ir.Value, message: str, *, guard: bool = True
                 ) -> ir.Value:
         if guard:
-            self._guard_divisor(rhs, message)
+            self._guard_divisor(rhs, message, lhs)
         if self.constant_of(rhs) == 1:
             return lhs
         folded = self._fold(lhs, rhs, lambda a, b: a // b) if self.constant_of(rhs) else None
@@ -205,7 +223,7 @@ class IndexBuilder:
     def ceildiv(self, lhs: ir.Value, rhs: ir.Value, message: str, *, guard: bool = True
                ) -> ir.Value:
         if guard:
-            self._guard_divisor(rhs, message)
+            self._guard_divisor(rhs, message, lhs)
         if self.constant_of(rhs) == 1:
             return lhs
         folded = self._fold(lhs, rhs, lambda a, b: -(-a // b)) if self.constant_of(rhs) else None
@@ -220,7 +238,7 @@ class IndexBuilder:
            ) -> ir.Value:
         """Remainder with the sign of the divisor (Python's ``%``)."""
         if guard:
-            self._guard_divisor(rhs, message)
+            self._guard_divisor(rhs, message, lhs)
         folded = self._fold(lhs, rhs, lambda a, b: a % b) if self.constant_of(rhs) else None
         if folded is not None:
             return folded

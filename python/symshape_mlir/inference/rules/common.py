@@ -138,7 +138,7 @@ def size_extent(
     fails the call instead of reaching an allocation).
     """
     known = state.value(value)
-    if op is not None:
+    if op is not None and not (known.strength == 2 and known.expr.is_nonnegative):  # type: ignore[union-attr]
         state.require_nonneg(known if known.strength else UNKNOWN, op, field,
                              (Compare("le", Quantity.const(0), Quantity.scalar(value)),))
     return known if known.strength else state.fresh(value)

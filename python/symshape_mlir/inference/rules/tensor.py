@@ -112,7 +112,7 @@ def mixed_quantities(
 
 def _within_source(
     op: ir.Operation, state: InferenceState, source: ir.Value, first_segment: int,
-    what: str,
+    what: str, container: str = "source",
 ) -> None:
     """Records that a slice (offsets, sizes, strides from segment
     ``first_segment`` on) lies within ``source``: per axis, offset >= 0 and
@@ -140,7 +140,7 @@ def _within_source(
         end = g.add(offset, g.add(g.mul(g.sub(size, _ONE), stride), _ONE)) \
             if const_int(stride) != 1 else g.add(offset, size)
         state.require_at_most(
-            end, extent, op, f"the {what} along axis {axis} lies within the source extent",
+            end, extent, op, f"the {what} along axis {axis} lies within the {container} extent",
             (Compare("le", Quantity.of(lambda o, n, t: o + (n - 1) * t + 1, offset_q[axis],
                                        size_q[axis], stride_q[axis]),
                      Quantity.dim(source, axis)),),
@@ -275,7 +275,7 @@ def _insert_slice(op: ir.Operation, state: InferenceState) -> Facts:
             describe("slice size {} and source axis {}", axis, source_axis),
             same_size(size_q[axis], Quantity.dim(source, source_axis)),
             state.origins(source)[source_axis])
-    _within_source(op, state, dest, 2, "inserted slice")
+    _within_source(op, state, dest, 2, "inserted slice", "destination")
     facts = state.facts_of(dest)
     elements = facts.elements
     inserted = state.elements(source)
