@@ -164,7 +164,12 @@ void printExpr(raw_ostream &os, ExprAttr expr, int parentPrecedence,
 /// Python parser (`symshape_mlir.extent.parse`) applies the same bound.
 constexpr int kMaxNesting = 256;
 
-ExprAttr parseSum(AsmParser &parser, int depth);
+/// How many infix operators (`+ - * floordiv ceildiv mod`) one expression may
+/// have. A chain of them is a left-deep tree; the bound keeps every walk over
+/// the tree (here and in MLIR) within the stack. Python applies the same bound.
+constexpr int kMaxOperators = 10000;
+
+ExprAttr parseSum(AsmParser &parser, int depth, int &operators);
 
 /// Fails (with a located error) when a factor at `depth` nests too deeply.
 LogicalResult checkNesting(AsmParser &parser, int depth) {
@@ -190,8 +195,9 @@ OptionalParseResult parseOptionalDecimal(AsmParser &parser, int64_t &value,
     return parser.emitError(loc, "expected a decimal integer, not a "
                                  "hexadecimal one");
   APInt literal;
-  if (failed(*parser.parseOptionalInteger(literal)))
-    return failure();
+  OptionalParseResult integer = parser.parseOptionalInteger(literal);
+  if (!integer.has_value() || failed(*integer))
+    return integer; // not an integer token (`1.5`), or a reported error
   uint64_t limit = negated ? uint64_t(1) << 63 : uint64_t(INT64_MAX);
   if (literal.getActiveBits() > 64 || literal.getZExtValue() > limit)
     return parser.emitError(loc, "integer literal is out of the int64 range");
@@ -214,7 +220,7 @@ ParseResult parseIndexArgument(AsmParser &parser, int64_t &value,
   return *result;
 }
 
-ExprAttr parseFactor(AsmParser &parser, int depth) {
+ExprAttr parseFactor(AsmParser &parser, int depth, int &operators) {
   MLIRContext *ctx = parser.getContext();
   SMLoc loc = parser.getCurrentLocation();
   if (failed(checkNesting(parser, depth)))
@@ -230,7 +236,7 @@ ExprAttr parseFactor(AsmParser &parser, int depth) {
     if (literal.has_value())
       return succeeded(*literal) ? ExprAttr::getConstant(ctx, value)
                                  : ExprAttr();
-    ExprAttr operand = parseFactor(parser, depth + 1);
+    ExprAttr operand = parseFactor(parser, depth + 1, operators);
     if (!operand)
       return {};
     if (operand.isConstant() && operand.getValue() != INT64_MIN)
@@ -239,7 +245,7 @@ ExprAttr parseFactor(AsmParser &parser, int depth) {
                                operand);
   }
   if (succeeded(parser.parseOptionalLParen())) {
-    ExprAttr inner = parseSum(parser, depth + 1);
+    ExprAttr inner = parseSum(parser, depth + 1, operators);
     if (!inner || parser.parseRParen())
       return {};
     return inner;
@@ -255,8 +261,8 @@ ExprAttr parseFactor(AsmParser &parser, int depth) {
   }
   if (word == "min" || word == "max") {
     ExprAttr lhs, rhs;
-    if (parser.parseLParen() || !(lhs = parseSum(parser, depth + 1)) ||
-        parser.parseComma() || !(rhs = parseSum(parser, depth + 1)) ||
+    if (parser.parseLParen() || !(lhs = parseSum(parser, depth + 1, operators)) ||
+        parser.parseComma() || !(rhs = parseSum(parser, depth + 1, operators)) ||
         parser.parseRParen())
       return {};
     return ExprAttr::getBinary(word == "min" ? ExprKind::Min : ExprKind::Max,
@@ -298,9 +304,18 @@ ExprAttr parseFactor(AsmParser &parser, int depth) {
   return ExprAttr::getSymbol(ctx, word);
 }
 
-ExprAttr parseProduct(AsmParser &parser, int depth) {
-  ExprAttr lhs = parseFactor(parser, depth);
+/// Counts one more infix operator (at `loc`) against kMaxOperators.
+LogicalResult countOperator(AsmParser &parser, SMLoc loc, int &operators) {
+  if (++operators <= kMaxOperators)
+    return success();
+  return parser.emitError(loc, "expression has more than ")
+         << kMaxOperators << " operators";
+}
+
+ExprAttr parseProduct(AsmParser &parser, int depth, int &operators) {
+  ExprAttr lhs = parseFactor(parser, depth, operators);
   while (lhs) {
+    SMLoc loc = parser.getCurrentLocation();
     ExprKind kind;
     if (succeeded(parser.parseOptionalStar()))
       kind = ExprKind::Mul;
@@ -312,7 +327,9 @@ ExprAttr parseProduct(AsmParser &parser, int depth) {
       kind = ExprKind::Mod;
     else
       return lhs;
-    ExprAttr rhs = parseFactor(parser, depth);
+    if (failed(countOperator(parser, loc, operators)))
+      return {};
+    ExprAttr rhs = parseFactor(parser, depth, operators);
     if (!rhs)
       return {};
     lhs = ExprAttr::getBinary(kind, lhs, rhs);
@@ -320,9 +337,10 @@ ExprAttr parseProduct(AsmParser &parser, int depth) {
   return {};
 }
 
-ExprAttr parseSum(AsmParser &parser, int depth) {
-  ExprAttr lhs = parseProduct(parser, depth);
+ExprAttr parseSum(AsmParser &parser, int depth, int &operators) {
+  ExprAttr lhs = parseProduct(parser, depth, operators);
   while (lhs) {
+    SMLoc loc = parser.getCurrentLocation();
     ExprKind kind;
     if (succeeded(parser.parseOptionalPlus()))
       kind = ExprKind::Add;
@@ -330,7 +348,9 @@ ExprAttr parseSum(AsmParser &parser, int depth) {
       kind = ExprKind::Sub;
     else
       return lhs;
-    ExprAttr rhs = parseProduct(parser, depth);
+    if (failed(countOperator(parser, loc, operators)))
+      return {};
+    ExprAttr rhs = parseProduct(parser, depth, operators);
     if (!rhs)
       return {};
     lhs = ExprAttr::getBinary(kind, lhs, rhs);
@@ -389,7 +409,8 @@ LogicalResult ExprAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 ExprAttr ExprAttr::parseBody(AsmParser &parser) {
-  return parseSum(parser, /*depth=*/0);
+  int operators = 0;
+  return parseSum(parser, /*depth=*/0, operators);
 }
 
 LogicalResult mlir::symshape::rejectComments(AsmParser &parser, SMLoc begin,
