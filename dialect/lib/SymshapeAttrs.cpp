@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -21,20 +22,13 @@ using namespace mlir::symshape;
 
 std::optional<int64_t> mlir::symshape::evalBinary(ExprKind kind, int64_t lhs,
                                                   int64_t rhs) {
-  int64_t out;
   switch (kind) {
   case ExprKind::Add:
-    if (__builtin_add_overflow(lhs, rhs, &out))
-      return std::nullopt;
-    return out;
+    return llvm::checkedAdd(lhs, rhs);
   case ExprKind::Sub:
-    if (__builtin_sub_overflow(lhs, rhs, &out))
-      return std::nullopt;
-    return out;
+    return llvm::checkedSub(lhs, rhs);
   case ExprKind::Mul:
-    if (__builtin_mul_overflow(lhs, rhs, &out))
-      return std::nullopt;
-    return out;
+    return llvm::checkedMul(lhs, rhs);
   case ExprKind::FloorDiv:
   case ExprKind::CeilDiv:
   case ExprKind::Mod: {
@@ -166,13 +160,83 @@ void printExpr(raw_ostream &os, ExprAttr expr, int parentPrecedence,
     os << ")";
 }
 
-ExprAttr parseSum(AsmParser &parser);
+/// How deeply parentheses, `min(`/`max(` and unary minus may nest. The
+/// Python parser (`symshape_mlir.extent.parse`) applies the same bound.
+constexpr int kMaxNesting = 256;
 
-ExprAttr parseFactor(AsmParser &parser) {
+/// How many infix operators (`+ - * floordiv ceildiv mod`) one expression may
+/// have. A chain of them is a left-deep tree; the bound keeps every walk over
+/// the tree (here and in MLIR) within the stack. Python applies the same bound.
+constexpr int kMaxOperators = 10000;
+
+ExprAttr parseSum(AsmParser &parser, int depth, int &operators);
+
+/// Fails (with a located error) when a factor at `depth` nests too deeply.
+LogicalResult checkNesting(AsmParser &parser, int depth) {
+  if (depth <= kMaxNesting)
+    return success();
+  return parser.emitError(parser.getCurrentLocation(),
+                          "expression nests deeper than ")
+         << kMaxNesting << " levels";
+}
+
+/// Parses a decimal integer literal when one comes next: digits only, no sign,
+/// no hexadecimal, and not the `true`/`false` keywords that MLIR's integer
+/// parser also accepts. With `negated`, the literal follows a unary minus and
+/// may be 2^63 (INT64_MIN). Fails with a located error on an out-of-range or
+/// hexadecimal literal.
+OptionalParseResult parseOptionalDecimal(AsmParser &parser, int64_t &value,
+                                         bool negated = false) {
+  SMLoc loc = parser.getCurrentLocation();
+  const char *text = loc.getPointer();
+  if (!llvm::isDigit(text[0]))
+    return std::nullopt;
+  if (text[0] == '0' && text[1] == 'x')
+    return parser.emitError(loc, "expected a decimal integer, not a "
+                                 "hexadecimal one");
+  APInt literal;
+  OptionalParseResult integer = parser.parseOptionalInteger(literal);
+  if (!integer.has_value() || failed(*integer))
+    return integer; // not an integer token (`1.5`), or a reported error
+  uint64_t limit = negated ? uint64_t(1) << 63 : uint64_t(INT64_MAX);
+  if (literal.getActiveBits() > 64 || literal.getZExtValue() > limit)
+    return parser.emitError(loc, "integer literal is out of the int64 range");
+  uint64_t magnitude = literal.getZExtValue();
+  value = negated ? static_cast<int64_t>(0 - magnitude)
+                  : static_cast<int64_t>(magnitude);
+  return success();
+}
+
+/// Parses the non-negative integer argument of `dim(...)` / `scalar(...)`;
+/// `what` names the constraint for a negative one.
+ParseResult parseIndexArgument(AsmParser &parser, int64_t &value,
+                               StringRef what) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalMinus()))
+    return parser.emitError(loc, what);
+  OptionalParseResult result = parseOptionalDecimal(parser, value);
+  if (!result.has_value())
+    return parser.emitError(loc, "expected a non-negative integer");
+  return *result;
+}
+
+ExprAttr parseFactor(AsmParser &parser, int depth, int &operators) {
   MLIRContext *ctx = parser.getContext();
   SMLoc loc = parser.getCurrentLocation();
+  if (failed(checkNesting(parser, depth)))
+    return {};
+  int64_t value;
   if (succeeded(parser.parseOptionalMinus())) {
-    ExprAttr operand = parseFactor(parser);
+    // A negated literal is read whole (so that INT64_MIN reads back), but it
+    // nests one level deeper like any other operand of unary minus.
+    if (failed(checkNesting(parser, depth + 1)))
+      return {};
+    OptionalParseResult literal =
+        parseOptionalDecimal(parser, value, /*negated=*/true);
+    if (literal.has_value())
+      return succeeded(*literal) ? ExprAttr::getConstant(ctx, value)
+                                 : ExprAttr();
+    ExprAttr operand = parseFactor(parser, depth + 1, operators);
     if (!operand)
       return {};
     if (operand.isConstant() && operand.getValue() != INT64_MIN)
@@ -181,18 +245,15 @@ ExprAttr parseFactor(AsmParser &parser) {
                                operand);
   }
   if (succeeded(parser.parseOptionalLParen())) {
-    ExprAttr inner = parseSum(parser);
+    ExprAttr inner = parseSum(parser, depth + 1, operators);
     if (!inner || parser.parseRParen())
       return {};
     return inner;
   }
-  int64_t value;
-  OptionalParseResult intResult = parser.parseOptionalInteger(value);
-  if (intResult.has_value()) {
-    if (failed(*intResult))
-      return {};
-    return ExprAttr::getConstant(ctx, value);
-  }
+  OptionalParseResult literal = parseOptionalDecimal(parser, value);
+  if (literal.has_value())
+    return succeeded(*literal) ? ExprAttr::getConstant(ctx, value)
+                               : ExprAttr();
   StringRef word;
   if (failed(parser.parseOptionalKeyword(&word))) {
     parser.emitError(loc, "expected an extent expression");
@@ -200,8 +261,8 @@ ExprAttr parseFactor(AsmParser &parser) {
   }
   if (word == "min" || word == "max") {
     ExprAttr lhs, rhs;
-    if (parser.parseLParen() || !(lhs = parseSum(parser)) ||
-        parser.parseComma() || !(rhs = parseSum(parser)) ||
+    if (parser.parseLParen() || !(lhs = parseSum(parser, depth + 1, operators)) ||
+        parser.parseComma() || !(rhs = parseSum(parser, depth + 1, operators)) ||
         parser.parseRParen())
       return {};
     return ExprAttr::getBinary(word == "min" ? ExprKind::Min : ExprKind::Max,
@@ -209,21 +270,20 @@ ExprAttr parseFactor(AsmParser &parser) {
   }
   if (word == "dim") {
     int64_t operand, axis;
-    if (parser.parseLParen() || parser.parseInteger(operand) ||
-        parser.parseComma() || parser.parseInteger(axis) ||
+    StringRef negative = "dim() operand and axis must be non-negative";
+    if (parser.parseLParen() || parseIndexArgument(parser, operand, negative) ||
+        parser.parseComma() || parseIndexArgument(parser, axis, negative) ||
         parser.parseRParen())
       return {};
-    if (operand < 0 || axis < 0) {
-      parser.emitError(loc, "dim() operand and axis must be non-negative");
-      return {};
-    }
     return ExprAttr::getInputAxis(ctx, operand, axis);
   }
   if (word == "scalar") {
     int64_t operand;
     StringRef semantics;
     SMLoc semLoc;
-    if (parser.parseLParen() || parser.parseInteger(operand) ||
+    if (parser.parseLParen() ||
+        parseIndexArgument(parser, operand,
+                           "scalar() operand must be non-negative") ||
         parser.parseComma())
       return {};
     semLoc = parser.getCurrentLocation();
@@ -235,10 +295,6 @@ ExprAttr parseFactor(AsmParser &parser) {
           << semantics << "' (expected index, clamp_nonneg or truncate_size)";
       return {};
     }
-    if (operand < 0) {
-      parser.emitError(loc, "scalar() operand must be non-negative");
-      return {};
-    }
     return ExprAttr::getRuntimeScalar(ctx, operand, *sem);
   }
   if (!isValidSymbolName(word)) {
@@ -248,9 +304,18 @@ ExprAttr parseFactor(AsmParser &parser) {
   return ExprAttr::getSymbol(ctx, word);
 }
 
-ExprAttr parseProduct(AsmParser &parser) {
-  ExprAttr lhs = parseFactor(parser);
+/// Counts one more infix operator (at `loc`) against kMaxOperators.
+LogicalResult countOperator(AsmParser &parser, SMLoc loc, int &operators) {
+  if (++operators <= kMaxOperators)
+    return success();
+  return parser.emitError(loc, "expression has more than ")
+         << kMaxOperators << " operators";
+}
+
+ExprAttr parseProduct(AsmParser &parser, int depth, int &operators) {
+  ExprAttr lhs = parseFactor(parser, depth, operators);
   while (lhs) {
+    SMLoc loc = parser.getCurrentLocation();
     ExprKind kind;
     if (succeeded(parser.parseOptionalStar()))
       kind = ExprKind::Mul;
@@ -262,7 +327,9 @@ ExprAttr parseProduct(AsmParser &parser) {
       kind = ExprKind::Mod;
     else
       return lhs;
-    ExprAttr rhs = parseFactor(parser);
+    if (failed(countOperator(parser, loc, operators)))
+      return {};
+    ExprAttr rhs = parseFactor(parser, depth, operators);
     if (!rhs)
       return {};
     lhs = ExprAttr::getBinary(kind, lhs, rhs);
@@ -270,9 +337,10 @@ ExprAttr parseProduct(AsmParser &parser) {
   return {};
 }
 
-ExprAttr parseSum(AsmParser &parser) {
-  ExprAttr lhs = parseProduct(parser);
+ExprAttr parseSum(AsmParser &parser, int depth, int &operators) {
+  ExprAttr lhs = parseProduct(parser, depth, operators);
   while (lhs) {
+    SMLoc loc = parser.getCurrentLocation();
     ExprKind kind;
     if (succeeded(parser.parseOptionalPlus()))
       kind = ExprKind::Add;
@@ -280,7 +348,9 @@ ExprAttr parseSum(AsmParser &parser) {
       kind = ExprKind::Sub;
     else
       return lhs;
-    ExprAttr rhs = parseProduct(parser);
+    if (failed(countOperator(parser, loc, operators)))
+      return {};
+    ExprAttr rhs = parseProduct(parser, depth, operators);
     if (!rhs)
       return {};
     lhs = ExprAttr::getBinary(kind, lhs, rhs);
@@ -338,7 +408,26 @@ LogicalResult ExprAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-ExprAttr ExprAttr::parseBody(AsmParser &parser) { return parseSum(parser); }
+ExprAttr ExprAttr::parseBody(AsmParser &parser) {
+  int operators = 0;
+  return parseSum(parser, /*depth=*/0, operators);
+}
+
+LogicalResult mlir::symshape::rejectComments(AsmParser &parser, SMLoc begin,
+                                             char closer) {
+  // MLIR's lexer drops `// ...` comments before the parser sees them: inside
+  // an expression `//` would silently cut it short (a Python reader may mean
+  // floor division), so comments are not allowed between `begin` and the
+  // closing delimiter, as in the Python parser.
+  const char *end = parser.getCurrentLocation().getPointer();
+  StringRef text(begin.getPointer(), end - begin.getPointer());
+  size_t comment = text.find("//");
+  if (comment == StringRef::npos || comment > text.find(closer))
+    return success();
+  return parser.emitError(SMLoc::getFromPointer(text.data() + comment),
+                          "'//' is not an operator (it starts a comment); "
+                          "write 'floordiv'");
+}
 
 void ExprAttr::printBody(raw_ostream &os) const {
   printExpr(os, *this, 0, false);
@@ -354,8 +443,10 @@ void ExprAttr::walkLeaves(function_ref<void(ExprAttr)> fn) const {
 }
 
 Attribute ExprAttr::parse(AsmParser &parser, Type) {
+  SMLoc begin = parser.getCurrentLocation();
   ExprAttr expr;
-  if (parser.parseLess() || !(expr = parseBody(parser)) || parser.parseGreater())
+  if (parser.parseLess() || !(expr = parseBody(parser)) ||
+      failed(rejectComments(parser, begin, '>')) || parser.parseGreater())
     return {};
   return expr;
 }
@@ -422,9 +513,10 @@ void ExtentAttr::printBody(raw_ostream &os) const {
 }
 
 Attribute ExtentAttr::parse(AsmParser &parser, Type) {
+  SMLoc begin = parser.getCurrentLocation();
   ExtentAttr extent;
   if (parser.parseLess() || !(extent = parseBody(parser)) ||
-      parser.parseGreater())
+      failed(rejectComments(parser, begin, '>')) || parser.parseGreater())
     return {};
   return extent;
 }
@@ -460,9 +552,10 @@ void ShapeAttr::printBody(raw_ostream &os) const {
 }
 
 Attribute ShapeAttr::parse(AsmParser &parser, Type) {
+  SMLoc begin = parser.getCurrentLocation();
   ShapeAttr shape;
   if (parser.parseLess() || !(shape = parseBody(parser)) ||
-      parser.parseGreater())
+      failed(rejectComments(parser, begin, '>')) || parser.parseGreater())
     return {};
   return shape;
 }

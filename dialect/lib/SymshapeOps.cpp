@@ -9,6 +9,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -22,8 +23,9 @@ using namespace mlir::symshape;
 //===----------------------------------------------------------------------===//
 
 static ParseResult parseExtentList(OpAsmParser &parser, ShapeAttr &shape) {
+  SMLoc begin = parser.getCurrentLocation();
   shape = ShapeAttr::parseBody(parser);
-  return success(static_cast<bool>(shape));
+  return success(shape && succeeded(rejectComments(parser, begin, ']')));
 }
 
 static void printExtentList(OpAsmPrinter &printer, Operation *, ShapeAttr shape) {
@@ -84,29 +86,38 @@ std::string printed(ExtentAttr extent) {
 }
 
 /// Evaluates an op-local expression whose leaves are constants or static
-/// axes of the op's operands. Returns std::nullopt when any leaf is dynamic
-/// or the arithmetic is undefined (reported separately).
-std::optional<int64_t> evalStatic(ExprAttr expr, ValueRange operands) {
+/// axes of the op's operands into `value` (std::nullopt when a leaf is
+/// dynamic). Fails when the arithmetic is undefined on int64: a zero divisor
+/// (reported by verifyDivisors) or an overflow.
+LogicalResult evalStatic(ExprAttr expr, ValueRange operands,
+                         std::optional<int64_t> &value) {
   switch (expr.getKind()) {
   case ExprKind::Constant:
-    return expr.getValue();
+    value = expr.getValue();
+    return success();
   case ExprKind::InputAxis: {
+    value = std::nullopt;
     if (expr.getValue() >= static_cast<int64_t>(operands.size()))
-      return std::nullopt;
+      return success();
     auto type = llvm::cast<RankedTensorType>(operands[expr.getValue()].getType());
-    if (expr.getAxis() >= type.getRank() || type.isDynamicDim(expr.getAxis()))
-      return std::nullopt;
-    return type.getDimSize(expr.getAxis());
+    if (expr.getAxis() < type.getRank() && !type.isDynamicDim(expr.getAxis()))
+      value = type.getDimSize(expr.getAxis());
+    return success();
   }
   case ExprKind::Symbol:
   case ExprKind::RuntimeScalar:
-    return std::nullopt;
+    value = std::nullopt;
+    return success();
   default: {
-    std::optional<int64_t> lhs = evalStatic(expr.getLhs(), operands);
-    std::optional<int64_t> rhs = evalStatic(expr.getRhs(), operands);
+    std::optional<int64_t> lhs, rhs;
+    if (failed(evalStatic(expr.getLhs(), operands, lhs)) ||
+        failed(evalStatic(expr.getRhs(), operands, rhs)))
+      return failure();
+    value = std::nullopt;
     if (!lhs || !rhs)
-      return std::nullopt;
-    return evalBinary(expr.getKind(), *lhs, *rhs);
+      return success();
+    value = evalBinary(expr.getKind(), *lhs, *rhs);
+    return success(value.has_value());
   }
   }
 }
@@ -123,8 +134,9 @@ LogicalResult verifyDivisors(Operation *op, ExprAttr expr, ValueRange operands,
   if (kind != ExprKind::FloorDiv && kind != ExprKind::CeilDiv &&
       kind != ExprKind::Mod)
     return success();
-  std::optional<int64_t> divisor = evalStatic(expr.getRhs(), operands);
-  if (divisor && *divisor == 0)
+  std::optional<int64_t> divisor;
+  if (succeeded(evalStatic(expr.getRhs(), operands, divisor)) && divisor &&
+      *divisor == 0)
     return op->emitOpError() << field << ": division by zero in '"
                              << printed(expr) << "'";
   return success();
@@ -196,7 +208,10 @@ LogicalResult verifyTargets(Operation *op, ShapeAttr shape,
     if (failed(verifyLeaves(op, extent.getExpr(), operands, name)) ||
         failed(verifyDivisors(op, extent.getExpr(), operands, name)))
       return failure();
-    std::optional<int64_t> value = evalStatic(extent.getExpr(), operands);
+    std::optional<int64_t> value;
+    if (failed(evalStatic(extent.getExpr(), operands, value)))
+      return op->emitOpError() << name << " overflows int64 in '"
+                               << printed(extent) << "'";
     if (value && *value < 0)
       return op->emitOpError() << name << " is negative (" << *value << ")";
     if (value && !ShapedType::isDynamic(resultShape[i]) &&
@@ -293,7 +308,13 @@ LogicalResult SymshapeDialect::verifyRegionArgAttribute(Operation *op,
   if (!shape)
     return op->emitError() << "'" << kAxesAttrName << "' of argument "
                            << argIndex << " must be a #symshape.shape";
-  Type argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  // Read the declared type: a declaration has no entry block, and a generic
+  // form may list fewer block arguments than its function type.
+  auto function = llvm::dyn_cast<FunctionOpInterface>(op);
+  if (!function || regionIndex != 0 || argIndex >= function.getNumArguments())
+    return op->emitError() << "'" << kAxesAttrName
+                           << "' is only valid on function arguments";
+  Type argType = function.getArgumentTypes()[argIndex];
   auto tensor = llvm::dyn_cast<RankedTensorType>(argType);
   if (!tensor)
     return op->emitError() << "'" << kAxesAttrName << "' on argument "
@@ -454,13 +475,24 @@ LogicalResult ReshapeOp::verify() {
   if (!inputType.hasStaticShape() ||
       !llvm::all_of(values, [](auto v) { return v.has_value(); }))
     return success();
-  int64_t targetCount = 1;
-  for (std::optional<int64_t> v : values)
-    targetCount *= *v;
-  if (targetCount != inputType.getNumElements())
+  // Element counts are products of int64 sizes: an overflow is an error,
+  // never a wrapped count that happens to match.
+  auto product = [](auto sizes) -> std::optional<int64_t> {
+    std::optional<int64_t> count = 1;
+    for (std::optional<int64_t> size : sizes)
+      if (!(count = llvm::checkedMul(*count, *size)))
+        return std::nullopt;
+    return count;
+  };
+  std::optional<int64_t> inputCount = product(inputType.getShape());
+  if (!inputCount)
+    return emitOpError() << "reshape input element count overflows int64";
+  std::optional<int64_t> targetCount = product(values);
+  if (!targetCount)
+    return emitOpError() << "reshape target element count overflows int64";
+  if (*targetCount != *inputCount)
     return emitOpError() << "reshape changes the element count from "
-                         << inputType.getNumElements() << " to "
-                         << targetCount;
+                         << *inputCount << " to " << *targetCount;
   return success();
 }
 

@@ -25,6 +25,7 @@ from mlir import ir
 from symshape_mlir import _symshape
 from symshape_mlir import extent as ex
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
+from symshape_mlir.extent.parse import multiply_balanced
 
 __all__ = [
     "BINARY_KINDS",
@@ -75,26 +76,34 @@ def enum_name(attr: ir.Attribute) -> str:
     return str(attr).split()[-1].rstrip(">")
 
 
-def format_tree(tree: ExprTree, parent: int = 0, right: bool = False) -> str:
-    """Prints an expression tree in the dialect's syntax.
+def format_tree(tree: ExprTree) -> str:
+    """Prints an expression tree in the dialect's syntax (iteratively: trees may be deep).
 
     >>> format_tree(("sub", ("sym", "a"), ("sub", ("sym", "b"), ("const", 1))))
     'a - (b - 1)'
     """
-    kind = tree[0]
-    if kind == "const":
-        return str(tree[1])
-    if kind == "sym":
-        return str(tree[1])
-    if kind == "dim":
-        return f"dim({tree[1]}, {tree[2]})"
-    if kind == "scalar":
-        return f"scalar({tree[1]}, {tree[2]})"
-    if kind in ("min", "max"):
-        return f"{kind}({format_tree(tree[1])}, {format_tree(tree[2])})"
-    prec = _PRECEDENCE[kind]
-    text = f"{format_tree(tree[1], prec)} {_INFIX[kind]} {format_tree(tree[2], prec, True)}"
-    return f"({text})" if prec < parent or (prec == parent and right) else text
+    out: list[str] = []
+    # Work items: text to emit, or (tree, parent precedence, is a right operand).
+    work: list[str | tuple[ExprTree, int, bool]] = [(tree, 0, False)]
+    while work:
+        item = work.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        node, parent, right = item
+        kind = node[0]
+        if kind in ("const", "sym"):
+            out.append(str(node[1]))
+        elif kind in ("dim", "scalar"):
+            out.append(f"{kind}({node[1]}, {node[2]})")
+        elif kind in ("min", "max"):
+            work += [")", (node[2], 0, False), ", ", (node[1], 0, False), f"{kind}("]
+        else:
+            prec = _PRECEDENCE[kind]
+            parens = prec < parent or (prec == parent and right)
+            work += [")" if parens else "", (node[2], prec, True), f" {_INFIX[kind]} ",
+                     (node[1], prec, False), "(" if parens else ""]
+    return "".join(out)
 
 
 _BUILDERS: dict[str, Callable[[ex.Expr, ex.Expr], ex.Expr]] = {
@@ -103,8 +112,49 @@ _BUILDERS: dict[str, Callable[[ex.Expr, ex.Expr], ex.Expr]] = {
 }
 
 
+_SUMS = frozenset({"add", "sub"})
+
+
 def expr_from_tree(tree: ExprTree) -> ex.Expr:
-    """The canonical algebra expression of a decoded tree."""
+    """The canonical algebra expression of a decoded tree.
+
+    Iterative, and linear in the size of the tree: the C++ parser builds
+    ``a + b + ...`` as a left-deep chain, so a long sum or product is a deep
+    tree. Each chain of one operator (``+``/``-`` together) is combined in
+    one step.
+    """
+    results: list[ex.Expr] = []
+    # Work items: a tree to read, or (None, kind, signs) to combine the last
+    # len(signs) results of a chain.
+    work: list[tuple[Any, ...]] = [tree]
+    while work:
+        item = work.pop()
+        kind = item[0]
+        if kind is None:
+            _, kind, subtracted = item
+            operands = results[len(results) - len(subtracted) :]
+            del results[len(results) - len(subtracted) :]
+            results.append(_combine(kind, operands, subtracted))
+        elif kind in _BUILDERS:
+            family = _SUMS if kind in _SUMS else frozenset({kind})
+            rights: list[ExprTree] = []
+            signs: list[bool] = []
+            node = item
+            while node[0] in family:
+                rights.append(node[2])
+                signs.append(node[0] == "sub")
+                node = node[1]
+            signs.append(False)
+            signs.reverse()
+            work.append((None, kind, signs))
+            work.extend(rights)  # popped last-first: the leftmost operand is read first
+            work.append(node)
+        else:
+            results.append(_leaf(item))
+    return results[0]
+
+
+def _leaf(tree: ExprTree) -> ex.Expr:
     kind = tree[0]
     if kind == "const":
         return ex.Const(tree[1])
@@ -112,9 +162,19 @@ def expr_from_tree(tree: ExprTree) -> ex.Expr:
         return ex.Sym(tree[1])
     if kind == "dim":
         return ex.InputAxis(tree[1], tree[2])
-    if kind == "scalar":
-        return ex.RuntimeScalar(tree[1], tree[2])
-    return _BUILDERS[kind](expr_from_tree(tree[1]), expr_from_tree(tree[2]))
+    return ex.RuntimeScalar(tree[1], tree[2])
+
+
+def _combine(kind: str, operands: list[ex.Expr], signs: list[bool]) -> ex.Expr:
+    """Combines the operands of a chain of ``kind`` (``signs`` marks subtracted terms)."""
+    if kind in _SUMS:
+        return ex.add(*(ex.neg(o) if s else o for o, s in zip(operands, signs, strict=True)))
+    if kind == "mul":
+        return multiply_balanced(operands)
+    result = operands[0]
+    for operand in operands[1:]:
+        result = _BUILDERS[kind](result, operand)
+    return result
 
 
 def extent_from_decoded(decoded: DecodedExtent) -> ShapeExtent:

@@ -10,7 +10,13 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 import symshape_mlir
-from symshape_mlir.attributes import decode, decode_shape, format_tree, shape_from_attr
+from symshape_mlir.attributes import (
+    decode,
+    decode_shape,
+    expr_from_tree,
+    format_tree,
+    shape_from_attr,
+)
 from symshape_mlir.dialects import symshape
 from symshape_mlir.extent import Exact, UpperBound, parse_expr
 
@@ -149,7 +155,7 @@ def test_shape_attribute_matches_the_algebra() -> None:
         attr = ir.Attribute.parse("#symshape.shape<[(batch + 1) * 2, ub(seq floordiv 4), ?]>")
         shape = shape_from_attr(attr)
         assert shape[0] == Exact(parse_expr("2 * batch + 2"))
-        assert shape[1] == UpperBound(parse_expr("seq // 4"))
+        assert shape[1] == UpperBound(parse_expr("seq floordiv 4"))
         assert shape[2].is_unknown
         trees = decode_shape(attr)
         assert format_tree(trees[0][1]) == "(batch + 1) * 2"
@@ -169,3 +175,80 @@ def test_bad_input_raises_instead_of_aborting(text: str) -> None:
         module = ir.Module.parse(text)
         if not module.operation.verify():
             raise AssertionError("unreachable: parse verifies")
+
+
+CHAINS = [
+    ("long_sum", " + ".join(["x"] * 10001)),
+    ("long_difference", " - ".join(f"a{i % 300}" for i in range(10001))),
+    ("long_product", " * ".join(["x"] * 10001)),
+    ("long_division_chain", "x" + " floordiv 2" * 5000),
+    ("mixed", "a - b + c * d * e floordiv 2 mod 3 - min(a, b) * 2 - (a - (b - c))"),
+    ("int64_min", "-9223372036854775808 * a"),
+]
+
+
+@pytest.mark.parametrize("text", [c[1] for c in CHAINS], ids=[c[0] for c in CHAINS])
+def test_long_chains_decode_read_and_print(text: str) -> None:
+    """Left-deep C++ trees of long chains read like the text and print like the C++ printer."""
+    with ir.Context():
+        attr = ir.Attribute.parse(f"#symshape.expr<{text}>")
+        tree = decode(attr)
+        printed = str(attr)[len("#symshape.expr<") : -1]
+    assert expr_from_tree(tree) is parse_expr(text)
+    assert format_tree(tree) == printed
+
+
+_PARSE_IN_CHILD = """
+import sys
+from mlir import ir
+import symshape_mlir
+with ir.Context():
+    try:
+        print(ir.Module.parse(sys.stdin.read()))
+    except ir.MLIRError as err:
+        print(err)
+"""
+
+GENERIC_SHORT_BLOCK = """
+"func.func"() <{function_type = (tensor<?xf32>) -> (), sym_name = "f",
+                arg_attrs = [{symshape.axes = #symshape.shape<[b]>}]}> ({
+  "func.return"() : () -> ()
+}) : () -> ()
+"""
+
+CRASH_PRONE = [
+    (
+        "axes_on_a_declaration",
+        "func.func private @f(tensor<?xf32> {symshape.axes = #symshape.shape<[b]>})",
+        "func.func private @f(tensor<?xf32> {symshape.axes = #symshape.shape<[b]>})",
+    ),
+    (
+        "axes_with_a_short_entry_block",
+        GENERIC_SHORT_BLOCK,
+        "entry block must have 1 arguments to match function signature",
+    ),
+    (
+        "twenty_thousand_levels",
+        "func.func @f() attributes {e = #symshape.expr<" + "(" * 20000 + "a" + ")" * 20000
+        + ">} { return }",
+        "expression nests deeper than 256 levels",
+    ),
+    (
+        "reshape_count_overflow",
+        "func.func @f(%x: tensor<2xf32>) {\n"
+        "  %0 = symshape.reshape %x to [3, 6148914691236517206]"
+        " : (tensor<2xf32>) -> tensor<?x?xf32>\n  return\n}",
+        "reshape target element count overflows int64",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [c[1:] for c in CRASH_PRONE], ids=[c[0] for c in CRASH_PRONE]
+)
+def test_crash_prone_input_in_a_child(text: str, expected: str) -> None:
+    """Inputs that once killed the process parse or fail cleanly (in a child process)."""
+    done = subprocess.run([sys.executable, "-c", _PARSE_IN_CHILD], input=text,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"the child died ({done.returncode}): {done.stderr[-2000:]}"
+    assert expected in done.stdout

@@ -145,7 +145,12 @@ EVALUATIONS = [
     ("mod_sign_of_divisor", "(a - 7) mod 3", {"a": 0}, 2),
     ("mod_negative_divisor", "a mod (b - 5)", {"a": 7, "b": 2}, -2),
     ("min_max", "max(min(a, b), 3)", {"a": 1, "b": 9}, 3),
-    ("paper_example", "(batch * seq) // 4 + min(n, batch) - 1", {"batch": 8, "seq": 6, "n": 3}, 14),
+    (
+        "paper_example",
+        "(batch * seq) floordiv 4 + min(n, batch) - 1",
+        {"batch": 8, "seq": 6, "n": 3},
+        14,
+    ),
 ]
 
 

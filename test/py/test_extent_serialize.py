@@ -21,7 +21,7 @@ GOLDEN = [
     ("negative_constant", "0 - 3", "v1;c -3"),
     ("sum", "2 * a - b + 1", "v1;s a;s b;+ 1 0 2 1 -1"),
     ("product", "a * a * b", "v1;s a;s b;* 0 2 1 1"),
-    ("floordiv", "(h + 1) // 2", "v1;s h;+ 1 0 1;c 2;fd 1 2"),
+    ("floordiv", "(h + 1) floordiv 2", "v1;s h;+ 1 0 1;c 2;fd 1 2"),
     ("shared_subexpression", "min(a, b) * min(a, b)", "v1;s a;s b;min 0 1;* 2 2"),
     ("op_local", "dim(0, 1) - scalar(2, truncate_size)", "v1;d 0 1;r 2 truncate_size;+ 0 0 1 1 -1"),
     ("ceildiv_and_mod", "(x ceildiv 4) mod 3", "v1;s x;c 4;cd 0 1;c 3;mod 2 3"),
@@ -42,11 +42,11 @@ def test_golden_serialization(text: str, serialized: str) -> None:
 
 def test_postorder_records_are_json_friendly() -> None:
     """Records are tuples of strings and integers, root last."""
-    nodes = to_postorder(parse_expr("(batch * seq) // 4 + min(n, batch) - 1"))
+    nodes = to_postorder(parse_expr("(batch * seq) floordiv 4 + min(n, batch) - 1"))
     assert all(isinstance(f, (str, int)) for node in nodes for f in node)
     assert nodes[-1][0] == "+"
     assert from_postorder([list(node) for node in nodes]) is parse_expr(
-        "(batch * seq) // 4 + min(n, batch) - 1"
+        "(batch * seq) floordiv 4 + min(n, batch) - 1"
     )
 
 
@@ -78,7 +78,7 @@ def test_empty_record_list() -> None:
 
 def test_stable_across_processes() -> None:
     """Other processes, with other hash seeds, produce the same bytes."""
-    exprs = [g[1] for g in GOLDEN] + ["min(batch, seq) * heads + (seq - 1) // 8 - dim(0, 2)"]
+    exprs = [g[1] for g in GOLDEN] + ["min(batch, seq) * heads + (seq - 1) floordiv 8 - dim(0, 2)"]
     program = (
         "import sys\n"
         "from symshape_mlir.extent import dumps, parse_expr\n"

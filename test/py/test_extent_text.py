@@ -58,23 +58,6 @@ def test_printing(expr: object, text: str) -> None:
     assert parse_expr(text) is expr
 
 
-ALIASES = [
-    ("floor_slashes", "x // 4", "x floordiv 4"),
-    ("percent", "x % 4", "x mod 4"),
-    (
-        "mixed",
-        "(batch * seq) // 4 + min(n, batch) - 1",
-        "batch * seq floordiv 4 + min(batch, n) - 1",
-    ),
-]
-
-
-@pytest.mark.parametrize(("text", "printed"), [p[1:] for p in ALIASES], ids=[p[0] for p in ALIASES])
-def test_python_operator_aliases(text: str, printed: str) -> None:
-    """`//` and `%` are read but never printed (`//` starts an MLIR comment)."""
-    assert str(parse_expr(text)) == printed
-
-
 PRECEDENCE = [
     ("mul_binds_tighter", "a + b * x", {"a": 1, "b": 2, "x": 3}, 7),
     ("sub_left_assoc", "a - b - x", {"a": 10, "b": 2, "x": 3}, 5),
@@ -109,6 +92,23 @@ SYNTAX_ERRORS = [
     ("bad_character", "a $ b", "unexpected character '$'", 2),
     ("trailing", "a b", "unexpected trailing input", 2),
     ("unknown_in_expression", "a + ?", "expected an expression", 4),
+    ("floor_slashes", "x // 4", "'//' is not an operator (it starts a comment); write 'floordiv'",
+     2),
+    ("percent", "x % 4", "unexpected character '%'", 2),
+    ("hexadecimal", "0x10", "expected a decimal integer, not a hexadecimal one", 0),
+    ("non_ascii_digit", "\u0663", "unexpected character '\u0663'", 0),
+    ("non_ascii_space", "a\u00a0+ b", r"unexpected character '\xa0'", 1),
+    ("form_feed", "a\f+ b", r"unexpected character '\x0c'", 1),
+    ("too_large", "9223372036854775808", "integer literal is out of the int64 range", 0),
+    ("too_small", "-9223372036854775809", "integer literal is out of the int64 range", 1),
+    ("negated_group_too_large", "-(9223372036854775808)", "out of the int64 range", 2),
+    ("axis_too_large", "dim(0, 9223372036854775808)", "out of the int64 range", 7),
+    ("parentheses_too_deep", "(" * 257 + "x" + ")" * 257, "nests deeper than 256 levels", 257),
+    ("minus_too_deep", "-" * 257 + "1", "expression nests deeper than 256 levels", 257),
+    ("min_too_deep", "min(" * 257 + "x", "expression nests deeper than 256 levels", 4 * 257),
+    ("twenty_thousand_levels", "(" * 20000 + "x" + ")" * 20000, "nests deeper than 256", 257),
+    ("too_many_operators", " + ".join(["x"] * 10002), "more than 10000 operators", 40002),
+    ("too_many_factors", " * ".join(["x"] * 20000), "more than 10000 operators", 40002),
 ]
 
 
@@ -123,6 +123,34 @@ def test_syntax_errors(text: str, message: str, position: int) -> None:
         parse_expr(text)
     assert info.value.position == position
     assert isinstance(info.value, ValueError)
+
+
+DEEP_AND_LONG = [
+    ("parentheses_at_the_limit", "(" * 256 + "x" + ")" * 256, "x"),
+    ("minus_at_the_limit", "-" * 256 + "x", "x"),
+    ("min_at_the_limit", "min(" * 256 + "x" + ", x)" * 256, "x"),
+    ("int64_min", "-9223372036854775808", "-9223372036854775808"),
+    ("int64_min_spaced", "a * - 9223372036854775808", "-9223372036854775808 * a"),
+    ("operators_at_the_limit", " + ".join(["x"] * 10001), "10001 * x"),
+    ("long_difference", " - ".join(["x"] * 10001), "-9999 * x"),
+    ("long_product", " * ".join(["2"] * 62), str(2**62)),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "printed"), [d[1:] for d in DEEP_AND_LONG], ids=[d[0] for d in DEEP_AND_LONG]
+)
+def test_deep_and_long_expressions(text: str, printed: str) -> None:
+    """Nesting up to the limit and very long chains read without exhausting the stack."""
+    assert str(parse_expr(text)) == printed
+
+
+def test_long_products_read_in_n_log_n() -> None:
+    """10,001 factors read fast (a left fold took seconds, distinct factors minutes)."""
+    same = parse_expr(" * ".join(["x"] * 10001))
+    distinct = parse_expr(" * ".join(f"a{i}" for i in range(10001)))
+    assert same.evaluate({"x": 1}) == 1
+    assert distinct.evaluate({f"a{i}": 1 for i in range(10001)}) == 1
 
 
 EXTENTS = [

@@ -153,8 +153,8 @@ POLICY = [
     ),
     (
         "provably_equal",
-        [parse_expr("(h - 1) // 2 + 1")],
-        [parse_expr("(h + 1) // 2")],
+        [parse_expr("(h - 1) floordiv 2 + 1")],
+        [parse_expr("(h + 1) floordiv 2")],
         {},
         "[(h + 1) floordiv 2]",
         0,

@@ -87,8 +87,8 @@ def test_placeholders_and_names() -> None:
 
 def test_resolve_and_evaluate() -> None:
     """Resolution substitutes bound symbols; evaluation needs exact extents."""
-    shape = Shape(["batch", parse_expr("seq // 2"), 512])
-    assert shape.resolve({"batch": 32}) == Shape([32, parse_expr("seq // 2"), 512])
+    shape = Shape(["batch", parse_expr("seq floordiv 2"), 512])
+    assert shape.resolve({"batch": 32}) == Shape([32, parse_expr("seq floordiv 2"), 512])
     assert shape.resolve({"batch": 32, "seq": 128}).as_ints() == (32, 64, 512)
     assert shape.evaluate({"batch": 2, "seq": 7}) == (2, 3, 512)
     with pytest.raises(ShapeError, match="axis 0 has no exact extent: ub\\(8\\)"):
@@ -218,8 +218,8 @@ UNIFY = [
     ("two_fresh", ["_d1"], ["_d0"], "[_d0]", {"_d1": "_d0"}),
     (
         "provably_equal",
-        [parse_expr("(h - 1) // 2 + 1")],
-        [parse_expr("(h + 1) // 2")],
+        [parse_expr("(h - 1) floordiv 2 + 1")],
+        [parse_expr("(h + 1) floordiv 2")],
         "[(h + 1) floordiv 2]",
         {},
     ),

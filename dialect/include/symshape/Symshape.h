@@ -38,6 +38,10 @@ bool isIntegerScalarTensor(Type type);
 /// Return std::nullopt on division by zero or int64 overflow.
 std::optional<int64_t> evalBinary(ExprKind kind, int64_t lhs, int64_t rhs);
 
+/// Fails with a located error when a `//` comment starts between `begin` and
+/// the first `closer` after it (the delimiter ending an expression's text).
+LogicalResult rejectComments(AsmParser &parser, SMLoc begin, char closer);
+
 } // namespace mlir::symshape
 
 #include "symshape/SymshapeDialect.h.inc"

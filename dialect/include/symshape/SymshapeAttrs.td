@@ -29,6 +29,14 @@ def Symshape_ExprAttr : Symshape_Attr<"Expr", "expr"> {
     Arithmetic is integer arithmetic with floor division (`floordiv`),
     ceiling division and a remainder with the sign of the divisor (`mod`).
 
+    `INT` is ASCII decimal digits within int64 (no hexadecimal, no
+    `true`/`false`); a literal right after a unary minus may be 2^63, so
+    INT64_MIN reads back. `IDENT` is an identifier other than a reserved
+    word. A `//` comment may not appear inside the expression's text.
+    Parentheses, `min(`/`max(` and unary minus nest at most 256 levels, and
+    an expression has at most 10,000 infix operators. The Python reader
+    (`symshape_mlir.extent.parse_expr`) accepts exactly the same language.
+
     Example:
 
     ```mlir

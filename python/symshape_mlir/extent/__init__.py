@@ -19,7 +19,7 @@ Pure Python (sympy is imported lazily, only by the fallback prover).
 
 Example:
     >>> from symshape_mlir.extent import parse_expr, prove_le
-    >>> e = parse_expr("(batch * seq) // 4 + min(n, batch) - 1")
+    >>> e = parse_expr("(batch * seq) floordiv 4 + min(n, batch) - 1")
     >>> str(e)
     'batch * seq floordiv 4 + min(batch, n) - 1'
     >>> e.evaluate({"batch": 8, "seq": 6, "n": 3})

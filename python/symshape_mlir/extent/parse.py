@@ -1,7 +1,8 @@
 """Reading the text syntax of expressions, extents and shapes.
 
-The syntax is shared with the dialect's attributes (``#symshape.expr<...>``,
-``#symshape.extent<...>``, ``#symshape.shape<...>``)::
+The syntax is the dialect's (``#symshape.expr<...>``, ``#symshape.extent<...>``,
+``#symshape.shape<...>``), and this reader accepts exactly the language the
+C++ attribute parser accepts::
 
     expr   := term (('+' | '-') term)*
     term   := factor (('*' | 'floordiv' | 'ceildiv' | 'mod') factor)*
@@ -13,9 +14,17 @@ The syntax is shared with the dialect's attributes (``#symshape.expr<...>``,
     extent := expr | 'ub' '(' expr ')' | '?'
     shape  := '[' (extent (',' extent)*)? ']'
 
-``//`` and ``%`` are also read as ``floordiv`` and ``mod`` (``str`` never
-prints them: ``//`` starts a comment in MLIR text). Both binary levels are
-left-associative.
+``INT`` is ASCII decimal digits within int64 (``-9223372036854775808`` reads
+because its literal follows a unary minus); ``IDENT`` is an ASCII identifier
+other than a reserved word; whitespace is space, tab, CR and LF. ``//``
+(an MLIR comment) and ``%`` are not operators. Both binary levels are
+left-associative. Parentheses, ``min(``/``max(`` and unary minus nest at most
+:data:`MAX_NESTING` levels deep, and one expression has at most
+:data:`MAX_OPERATORS` infix operators.
+
+The reader is iterative and linear in the length of the text (products of
+many factors are multiplied as a balanced tree), so no input exhausts the
+Python stack.
 """
 
 from __future__ import annotations
@@ -24,9 +33,10 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from symshape_mlir.extent.canon import add, ceildiv, floordiv, maximum, minimum, mod, mul, neg, sub
+from symshape_mlir.extent.canon import add, ceildiv, floordiv, maximum, minimum, mod, mul, neg
 from symshape_mlir.extent.errors import ExtentSyntaxError
 from symshape_mlir.extent.expr import (
+    INT64_MAX,
     RESERVED_WORDS,
     SEMANTICS,
     Const,
@@ -38,18 +48,77 @@ from symshape_mlir.extent.expr import (
 )
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 
-__all__ = ["format_shape", "parse_expr", "parse_extent", "parse_shape"]
+__all__ = [
+    "MAX_NESTING",
+    "MAX_OPERATORS",
+    "format_shape",
+    "multiply_balanced",
+    "parse_expr",
+    "parse_extent",
+    "parse_shape",
+]
 
-_TOKEN: Final = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*)|(//|[-+*%(),?\[\]]))")
+MAX_NESTING: Final = 256
+"""How deeply parentheses, ``min(``/``max(`` and unary minus may nest (as in C++)."""
+
+MAX_OPERATORS: Final = 10000
+"""How many infix operators one expression may have (as in C++, whose trees they deepen)."""
+
+_TOKEN: Final = re.compile(
+    r"[ \t\r\n]*(?:(0x[0-9a-fA-F]+|//)|([0-9]+)|([A-Za-z_][A-Za-z0-9_]*)|([-+*(),?\[\]]))"
+)
+_KINDS: Final = (None, "bad", "int", "ident", "punct")
 
 _MUL_OPS: Final[dict[str | None, Callable[[ExprLike, ExprLike], Expr]]] = {
     "*": mul,
     "floordiv": floordiv,
-    "//": floordiv,
     "ceildiv": ceildiv,
     "mod": mod,
-    "%": mod,
 }
+
+
+def multiply_balanced(factors: list[Expr]) -> Expr:
+    """The product of ``factors`` (at least one), multiplied as a balanced tree.
+
+    A left fold rebuilds an ever larger monomial at every step (quadratic in
+    the number of factors); the balanced tree does n log n work.
+    """
+    while len(factors) > 1:
+        factors = [mul(*factors[i : i + 2]) for i in range(0, len(factors), 2)]
+    return factors[0]
+
+
+class _Frame:
+    """An expression being read: the whole text, or the inside of ``(``, ``min(``, ``max(``."""
+
+    __slots__ = ("first", "negations", "opener", "pending", "run", "subtract", "terms")
+
+    def __init__(self, opener: str) -> None:
+        self.opener = opener
+        self.first: Expr | None = None  # the first argument of min/max, once read
+        self.terms: list[Expr] = []  # the terms read so far, signs applied
+        self.subtract = False  # whether the term being read is subtracted
+        self.run: list[Expr] = []  # the factors of the term's current `*` run
+        self.pending: str | None = None  # the operator before the next factor
+        self.negations = 0  # unary minuses before the next factor
+
+    def add_factor(self, factor: Expr) -> None:
+        if self.pending is None or self.pending == "*":
+            self.run.append(factor)
+        else:
+            self.run = [_MUL_OPS[self.pending](multiply_balanced(self.run), factor)]
+        self.pending = None
+
+    def end_term(self) -> None:
+        term = multiply_balanced(self.run)
+        self.terms.append(neg(term) if self.subtract else term)
+        self.run = []
+
+    def value(self) -> Expr:
+        value = self.terms[0] if len(self.terms) == 1 else add(*self.terms)
+        self.terms = []
+        self.subtract = False
+        return value
 
 
 class _Parser:
@@ -60,13 +129,21 @@ class _Parser:
         while True:
             match = _TOKEN.match(text, pos)
             if match is None:
-                rest = len(text) - len(text[pos:].lstrip())
+                rest = len(text) - len(text[pos:].lstrip(" \t\r\n"))
                 if rest == len(text):
                     break
                 raise ExtentSyntaxError(f"unexpected character {text[rest]!r}", text, rest)
-            start = match.start(match.lastindex or 0)
-            kind = ("int", "ident", "punct")[(match.lastindex or 1) - 1]
-            self.tokens.append((kind, match.group(match.lastindex or 0), start))
+            group = match.lastindex or 0
+            start = match.start(group)
+            if _KINDS[group] == "bad":
+                raise ExtentSyntaxError(
+                    "'//' is not an operator (it starts a comment); write 'floordiv'"
+                    if match.group(group) == "//"
+                    else "expected a decimal integer, not a hexadecimal one",
+                    text,
+                    start,
+                )
+            self.tokens.append((str(_KINDS[group]), match.group(group), start))
             pos = match.end()
         self.index = 0
 
@@ -95,10 +172,31 @@ class _Parser:
             raise self.fail(f"expected {value!r}")
         self.index += 1
 
+    def literal(self, value: str, offset: int, limit: int = INT64_MAX) -> int:
+        if int(value) > limit:
+            raise ExtentSyntaxError("integer literal is out of the int64 range", self.text, offset)
+        return int(value)
+
     def integer(self) -> int:
         if self.index >= len(self.tokens) or self.tokens[self.index][0] != "int":
             raise self.fail("expected a non-negative integer")
-        return int(self.take()[1])
+        _, value, offset = self.take()
+        return self.literal(value, offset)
+
+    def nest(self, depth: int) -> None:
+        if depth > MAX_NESTING:
+            raise ExtentSyntaxError(
+                f"expression nests deeper than {MAX_NESTING} levels", self.text, self.offset()
+            )
+
+    def count_operator(self, operators: int) -> int:
+        """Takes the infix operator that comes next; returns the new count."""
+        if operators >= MAX_OPERATORS:
+            raise ExtentSyntaxError(
+                f"expression has more than {MAX_OPERATORS} operators", self.text, self.offset()
+            )
+        self.index += 1
+        return operators + 1
 
     def finish(self) -> None:
         if self.index != len(self.tokens):
@@ -107,40 +205,67 @@ class _Parser:
     # -- grammar ----------------------------------------------------------------------------
 
     def expr(self) -> Expr:
-        result = self.term()
-        while self.peek() in ("+", "-"):
-            op = self.take()[1]
-            rhs = self.term()
-            result = add(result, rhs) if op == "+" else sub(result, rhs)
-        return result
+        """Reads an expression with an explicit stack of open constructs."""
+        stack = [_Frame("")]
+        depth = 0  # nesting of the next factor: open constructs and pending minuses
+        operators = 0
+        while True:
+            frame = stack[-1]
+            while self.peek() == "-":
+                self.index += 1
+                frame.negations += 1
+                depth += 1
+                self.nest(depth)
+            kind, value, offset = self.take()
+            if value == "(" or value in ("min", "max"):
+                if value != "(":
+                    self.expect("(")
+                depth += 1
+                self.nest(depth)
+                stack.append(_Frame(value))
+                continue
+            factor = self.leaf(kind, value, offset, negated=frame.negations > 0)
+            while True:  # close every construct that this factor completes
+                frame = stack[-1]
+                depth -= frame.negations
+                for _ in range(frame.negations):
+                    factor = neg(factor)
+                frame.negations = 0
+                frame.add_factor(factor)
+                op = self.peek()
+                if op in _MUL_OPS:
+                    frame.pending = op
+                    operators = self.count_operator(operators)
+                    break
+                frame.end_term()
+                if op in ("+", "-"):
+                    frame.subtract = op == "-"
+                    operators = self.count_operator(operators)
+                    break
+                result = frame.value()
+                if not frame.opener:
+                    return result
+                if frame.opener != "(" and frame.first is None:
+                    self.expect(",")
+                    frame.first = result
+                    break
+                self.expect(")")
+                stack.pop()
+                depth -= 1
+                if frame.first is None:
+                    factor = result
+                elif frame.opener == "min":
+                    factor = minimum(frame.first, result)
+                else:
+                    factor = maximum(frame.first, result)
 
-    def term(self) -> Expr:
-        result = self.factor()
-        while (op := self.peek()) in _MUL_OPS:
-            self.index += 1
-            result = _MUL_OPS[op](result, self.factor())
-        return result
-
-    def factor(self) -> Expr:
-        kind, value, _ = self.take()
+    def leaf(self, kind: str, value: str, offset: int, negated: bool) -> Expr:
+        """A factor that opens no nested expression (a negated literal may be 2**63)."""
         if kind == "int":
-            return Const(int(value))
-        if value == "-":
-            return neg(self.factor())
-        if value == "(":
-            inner = self.expr()
-            self.expect(")")
-            return inner
+            return Const(self.literal(value, offset, INT64_MAX + negated))
         if kind != "ident":
             self.index -= 1
             raise self.fail("expected an expression")
-        if value in ("min", "max"):
-            self.expect("(")
-            lhs = self.expr()
-            self.expect(",")
-            rhs = self.expr()
-            self.expect(")")
-            return minimum(lhs, rhs) if value == "min" else maximum(lhs, rhs)
         if value == "dim":
             self.expect("(")
             operand = self.integer()
@@ -187,7 +312,7 @@ class _Parser:
 
 
 def parse_expr(text: str) -> Expr:
-    """Reads an expression (``min(n, batch) * 2 + seq // 4 - 1``).
+    """Reads an expression (``min(n, batch) * 2 + seq floordiv 4 - 1``).
 
     Raises:
         ExtentSyntaxError: the text is not an expression (names the offset).

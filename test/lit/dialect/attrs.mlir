@@ -1,7 +1,8 @@
 // RUN: symshape-opt %s | symshape-opt | FileCheck %s
 // RUN: symshape-opt --mlir-print-op-generic %s | symshape-opt | FileCheck %s
 
-// Expression printing keeps the structure with minimal parentheses; the
+// Expression printing keeps the structure with minimal parentheses (INT64_MIN
+// reads back: a negated literal may be 2^63; `true` is a symbol); the
 // three guarantees print as `e`, `ub(e)` and `?`.
 
 // CHECK-LABEL: func.func @expressions
@@ -15,6 +16,9 @@
 // CHECK-SAME: e7 = #symshape.expr<0 - batch>
 // CHECK-SAME: e8 = #symshape.expr<a floordiv (b * c)>
 // CHECK-SAME: e9 = #symshape.expr<scalar(0, index) + scalar(2, clamp_nonneg)>
+// CHECK-SAME: f0 = #symshape.expr<-9223372036854775808 * a>
+// CHECK-SAME: f1 = #symshape.expr<a - -9223372036854775808>
+// CHECK-SAME: f2 = #symshape.expr<9223372036854775807 + true>
 func.func @expressions() attributes {
     e0 = #symshape.expr<batch * 2 + seq floordiv 4 - 1>,
     e1 = #symshape.expr<(batch + 1) * 2>,
@@ -25,7 +29,10 @@ func.func @expressions() attributes {
     e6 = #symshape.expr<-3>,
     e7 = #symshape.expr<-batch>,
     e8 = #symshape.expr<a floordiv (b * c)>,
-    e9 = #symshape.expr<scalar(0, index) + scalar(2, clamp_nonneg)>} {
+    e9 = #symshape.expr<scalar(0, index) + scalar(2, clamp_nonneg)>,
+    f0 = #symshape.expr<-9223372036854775808 * a>,
+    f1 = #symshape.expr<a - - 9223372036854775808>,
+    f2 = #symshape.expr<9223372036854775807 + true>} {
   return
 }
 
@@ -41,6 +48,20 @@ func.func @extents() attributes {
     x2 = #symshape.extent<?>,
     s0 = #symshape.shape<[batch, 512, ub(seq), ?]>,
     s1 = #symshape.shape<[]>} {
+  return
+}
+
+// Axes on a declaration's arguments are checked against its type.
+// CHECK-LABEL: func.func private @declaration
+// CHECK-SAME: (tensor<?xf32> {symshape.axes = #symshape.shape<[b]>})
+func.func private @declaration(tensor<?xf32> {symshape.axes = #symshape.shape<[b]>})
+
+// Comments around an expression are fine; only one inside it is rejected.
+// CHECK-LABEL: func.func @comments
+// CHECK-SAME: e = #symshape.expr<a + 1>
+func.func @comments() attributes {e = // before
+    #symshape.expr<a + 1> // after
+} {
   return
 }
 

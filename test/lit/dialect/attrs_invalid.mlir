@@ -142,3 +142,77 @@ func.func @axes_local(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[dim(0,
 func.func @axes_static(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 3]>}) {
   return
 }
+
+// -----
+
+// A declaration has no entry block: the axes are checked against its type.
+// expected-error @below {{'symshape.axes' of argument 0 names 1 axes but the argument has rank 2}}
+func.func private @axes_rank_declaration(tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch]>})
+
+// -----
+
+// A generic-form function with fewer entry-block arguments than its type:
+// the axes are checked against the type, then the function verifier rejects
+// the mismatch.
+// expected-error @below {{entry block must have 1 arguments to match function signature}}
+"func.func"() <{function_type = (tensor<?xf32>) -> (), sym_name = "short_block",
+                arg_attrs = [{symshape.axes = #symshape.shape<[b]>}]}> ({
+  "func.return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// Integer literals are decimal: MLIR's hexadecimal integers are not read.
+// expected-error @below {{expected a decimal integer, not a hexadecimal one}}
+func.func @hexadecimal() attributes {e = #symshape.expr<0x10>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{expected a decimal integer, not a hexadecimal one}}
+func.func @hexadecimal_axis() attributes {e = #symshape.expr<dim(0x1, 0)>} {
+  return
+}
+
+// -----
+
+// Literals stay within int64; only a negated literal may be 2^63.
+// expected-error @below {{integer literal is out of the int64 range}}
+func.func @too_large() attributes {e = #symshape.expr<9223372036854775808>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{integer literal is out of the int64 range}}
+func.func @too_small() attributes {e = #symshape.expr<-9223372036854775809>} {
+  return
+}
+
+// -----
+
+// `true` is a symbol name, never the integer 1 (MLIR's integer parser reads
+// it as one): dim() needs a literal.
+// expected-error @below {{expected a non-negative integer}}
+func.func @boolean_axis() attributes {e = #symshape.expr<dim(true, 0)>} {
+  return
+}
+
+// -----
+
+// `//` starts an MLIR comment: it is not floor division, and a comment may
+// not cut an expression short.
+// expected-error @below {{'//' is not an operator (it starts a comment); write 'floordiv'}}
+func.func @comment() attributes {e = #symshape.expr<seq // 2
+  + 1>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'//' is not an operator (it starts a comment); write 'floordiv'}}
+func.func @comment_in_shape() attributes {e = #symshape.shape<[seq, // 2
+  1]>} {
+  return
+}

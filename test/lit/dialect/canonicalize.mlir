@@ -65,3 +65,26 @@ func.func @index_round_trip(%i: index) -> index {
   %j = symshape.to_index %e
   return %j : index
 }
+
+// Folding never wraps: an int64 overflow (a sum, a product, INT64_MIN
+// floordiv -1) leaves the op in place.
+// CHECK-LABEL: func.func @no_overflowing_folds
+func.func @no_overflowing_folds() -> (index, index, index) {
+  // CHECK-DAG: %[[MAX:.*]] = symshape.const 9223372036854775807
+  // CHECK-DAG: %[[MIN:.*]] = symshape.const -9223372036854775808
+  // CHECK-DAG: symshape.add %[[MAX]], %{{.*}}
+  // CHECK-DAG: symshape.mul %[[MAX]], %{{.*}}
+  // CHECK-DAG: symshape.floordiv %[[MIN]], %{{.*}}
+  %max = symshape.const 9223372036854775807
+  %min = symshape.const -9223372036854775808
+  %one = symshape.const 1
+  %two = symshape.const 2
+  %minus_one = symshape.const -1
+  %sum = symshape.add %max, %one
+  %prod = symshape.mul %max, %two
+  %quot = symshape.floordiv %min, %minus_one
+  %i = symshape.to_index %sum
+  %j = symshape.to_index %prod
+  %k = symshape.to_index %quot
+  return %i, %j, %k : index, index, index
+}

@@ -278,3 +278,38 @@ func.func @gather_batch(%t: tensor<?x4xf32>, %i: tensor<4x1xi64>) {
   %0 = symshape.gather %t[%i] start_index_map [0] collapsed_slice_dims [0] slice_sizes [1, 4] : (tensor<?x4xf32>, tensor<4x1xi64>) -> tensor<5x4xf32>
   return
 }
+
+// -----
+
+// Element counts are checked without wrapping: 3 * 6148914691236517206 is
+// 2 modulo 2^64, yet the reshape does not keep 2 elements.
+func.func @reshape_count_overflow(%x: tensor<2xf32>) {
+  // expected-error @below {{'symshape.reshape' op reshape target element count overflows int64}}
+  %0 = symshape.reshape %x to [3, 6148914691236517206] : (tensor<2xf32>) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_input_count_overflow(%x: tensor<4611686018427387904x4xf32>) {
+  // expected-error @below {{'symshape.reshape' op reshape input element count overflows int64}}
+  %0 = symshape.reshape %x to [1] : (tensor<4611686018427387904x4xf32>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+// Constant target arithmetic is int64: an overflow is an error, not a wrap.
+func.func @reshape_extent_overflow(%x: tensor<?xf32>) {
+  // expected-error @below {{'symshape.reshape' op reshape target extent 0 overflows int64 in '9223372036854775807 + 1'}}
+  %0 = symshape.reshape %x to [9223372036854775807 + 1] : (tensor<?xf32>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_division_overflow(%x: tensor<?xf32>) {
+  // expected-error @below {{'symshape.reshape' op reshape target extent 0 overflows int64 in '-9223372036854775808 floordiv -1'}}
+  %0 = symshape.reshape %x to [-9223372036854775808 floordiv -1] : (tensor<?xf32>) -> tensor<?xf32>
+  return
+}
