@@ -1,0 +1,98 @@
+// Programs that use an upper bound where a true size is needed, through
+// every path the contract guards. Resolved with symshape-verify-contract in
+// defer mode, each fails cleanly at run time when the truncation count k is
+// below the axis (the bound is not the size) and matches numpy otherwise
+// (test_contract_runtime.py). Bindings: n (rows of %x), k.
+
+// x + truncate(x, k): the operands of an elementwise op.
+func.func @elementwise(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %r = arith.addf %x, %t : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// A linalg.copy of the truncation into an init of the untruncated size.
+func.func @copy_init(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%rows) : tensor<?xf32>
+  %r = linalg.copy ins(%t : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// A linalg.reduce of the truncation into an init of the full size.
+func.func @reduce_rows(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[n, 4]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%rows) : tensor<?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.reduce ins(%t : tensor<?x4xf32>) outs(%f : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<?xf32>
+}
+
+// A cast of the truncation to a static size.
+func.func @cast_static(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<4xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c = tensor.cast %t : tensor<?xf32> to tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// A slice of the truncation as long as the untruncated axis.
+func.func @slice_full(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %len = tensor.dim %x, %c0 : tensor<?xf32>
+  %s = tensor.extract_slice %t[0] [%len] [1] : tensor<?xf32> to tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+// An insertion of the untruncated tensor into the truncation.
+func.func @insert_full(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %len = tensor.dim %x, %c0 : tensor<?xf32>
+  %s = tensor.insert_slice %x into %t[0] [%len] [1] : tensor<?xf32> into tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+// An expand_shape of the truncation into pairs of the untruncated count.
+func.func @expand_pairs(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?x2xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %len = tensor.dim %x, %c0 : tensor<?xf32>
+  %half = arith.floordivsi %len, %c2 : index
+  %e = tensor.expand_shape %t [[0, 1]] output_shape [%half, 2] : tensor<?xf32> into tensor<?x2xf32>
+  return %e : tensor<?x2xf32>
+}
+
+// A callee whose two arguments share the axis 'm', called with the tensor
+// and its truncation.
+func.func private @pair(%a: tensor<?xf32> {symshape.axes = #symshape.shape<[m]>},
+                        %b: tensor<?xf32> {symshape.axes = #symshape.shape<[m]>}) -> tensor<?xf32> {
+  %s = arith.addf %a, %b : tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+func.func @call_shared(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %r = func.call @pair(%x, %t) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// A scalar used as a size: ones(k), which fails for a negative k.
+func.func @scalar_size(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = symshape.runtime_scalar %k index : tensor<i64>
+  %size = symshape.to_index %e
+  %t = tensor.empty(%size) : tensor<?xf32>
+  %r = linalg.fill ins(%one : f32) outs(%t : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
