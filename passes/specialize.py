@@ -8,11 +8,11 @@ from collections.abc import Mapping, Sequence
 from mlir import ir
 from mlir.dialects import arith, tensor
 
-from symshape_mlir.attributes import shape_attr, shape_from_attr
+from symshape_mlir.attributes import ExtentRangeError, shape_attr, shape_from_attr
 from symshape_mlir.dialects import symshape
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.errors import ExtentError
-from symshape_mlir.extent.expr import CeilDiv, Expr, FloorDiv, Mod, is_identifier
+from symshape_mlir.extent.expr import INT64_MAX, CeilDiv, Expr, FloorDiv, Mod, is_identifier
 from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference import InferenceError, InferenceOptions, InferenceState, infer
 from symshape_mlir.pipeline import InvalidPipelineError, ModulePass, option
@@ -175,6 +175,9 @@ def parse_bindings(text: str) -> tuple[dict[str, int], list[str]]:
         if value < 0:
             problems.append(f"axis '{name}' is bound to {value}: extents are non-negative")
             continue
+        if value > INT64_MAX:
+            problems.append(f"axis '{name}' is bound to {value}: beyond the int64 range")
+            continue
         if name in bindings:
             problems.append(f"axis '{name}' is bound twice (to {bindings[name]} and {value})")
             continue
@@ -256,7 +259,9 @@ def _static_type(
         if dim != _DYNAMIC:
             continue
         value = _constant(shape[axis], bindings)
-        if value is not None and value >= 0:
+        # A size beyond int64 cannot exist: that axis stays dynamic (and the
+        # program cannot run under these bindings).
+        if value is not None and 0 <= value <= INT64_MAX:
             dims[axis] = value
             changed = True
     if not changed:
@@ -376,7 +381,12 @@ class _FunctionSpecializer:
         substituted = tuple(e.substitute(self.bindings) for e in extents)
         if substituted == extents:
             return attr
-        return shape_attr(substituted, self.func.context)
+        try:
+            return shape_attr(substituted, self.func.context)
+        except ExtentRangeError as error:
+            bound = _format_bindings(self.bindings)
+            self.owner.error(where, f"{what} under the bindings ({bound}): {error}")
+            return attr
 
     def _substitute_axes(self) -> None:
         """Replaces bound names by their values in the arguments' ``symshape.axes``."""

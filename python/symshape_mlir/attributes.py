@@ -17,6 +17,7 @@ printer does), for diagnostics and runtime check messages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,7 @@ from mlir import ir
 
 from symshape_mlir import _symshape
 from symshape_mlir import extent as ex
+from symshape_mlir.extent.expr import INT64_MAX, INT64_MIN
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 from symshape_mlir.extent.parse import multiply_balanced
 
@@ -31,6 +33,7 @@ __all__ = [
     "BINARY_KINDS",
     "DecodedExtent",
     "ExprTree",
+    "ExtentRangeError",
     "decode",
     "decode_shape",
     "enum_name",
@@ -200,16 +203,46 @@ def shape_from_attr(attr: ir.Attribute) -> tuple[ShapeExtent, ...]:
     return shape
 
 
+class ExtentRangeError(ValueError):
+    """An extent holds an integer the dialect cannot represent (beyond int64)."""
+
+
+_INTEGER = re.compile(r"(-?)(\d+)")
+
+
+def _in_range(text: str) -> str:
+    """``text`` if every integer in it fits in int64.
+
+    Raises:
+        ExtentRangeError: naming the first one that does not.
+    """
+    for sign, digits in _INTEGER.findall(text):
+        value = int(digits)
+        if value > INT64_MAX and not (sign and value == -INT64_MIN):
+            raise ExtentRangeError(f"the extent '{text}' holds {sign}{digits}, beyond the "
+                                   "int64 range")
+    return text
+
+
 def shape_attr(
     extents: tuple[ShapeExtent, ...] | list[ShapeExtent], context: ir.Context
 ) -> ir.Attribute:
-    """``#symshape.shape<[...]>`` in ``context``."""
-    return _parse_cached("#symshape.shape<[" + ", ".join(str(e) for e in extents) + "]>", context)
+    """``#symshape.shape<[...]>`` in ``context``.
+
+    Raises:
+        ExtentRangeError: an extent holds an integer beyond int64.
+    """
+    text = ", ".join(_in_range(str(e)) for e in extents)
+    return _parse_cached("#symshape.shape<[" + text + "]>", context)
 
 
 def extent_attr(extent: ShapeExtent, context: ir.Context) -> ir.Attribute:
-    """``#symshape.extent<...>`` in ``context``."""
-    return _parse_cached(f"#symshape.extent<{extent}>", context)
+    """``#symshape.extent<...>`` in ``context``.
+
+    Raises:
+        ExtentRangeError: the extent holds an integer beyond int64.
+    """
+    return _parse_cached(f"#symshape.extent<{_in_range(str(extent))}>", context)
 
 
 def _parse_cached(text: str, context: ir.Context) -> ir.Attribute:

@@ -236,3 +236,23 @@ func.func @broadcast_input_mismatch(%x: tensor<?xf32> {symshape.axes = #symshape
   %b = symshape.broadcast_in_dim %p, %x dims [0] to [dim(1, 0)] : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
   return %b : tensor<?xf32>
 }
+
+// -----
+
+// Names of the form `_dN` denote fresh symbols (one value each); an argument
+// axis cannot take one.
+// expected-error @below {{'symshape.axes' of argument #0 names '_d0': names of the form '_dN' are reserved for fresh symbols}}
+func.func @reserved_axis_name(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[_d0]>}) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+}
+
+// -----
+
+// Extent arithmetic beyond int64 is reported at the op that computes it.
+func.func @overflow() -> index {
+  %c = symshape.const 4611686018427387904
+  // expected-error @below {{the extent '21267647932558653966460912964485513216' holds 21267647932558653966460912964485513216, beyond the int64 range}}
+  %d = symshape.mul %c, %c
+  %i = symshape.to_index %d
+  return %i : index
+}

@@ -20,10 +20,13 @@ get nothing; an op whose annotation ``policy=skip`` keeps is left as is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mlir import ir
 
-from symshape_mlir.attributes import extent_attr, shape_attr
+from symshape_mlir.attributes import ExtentRangeError, extent_attr, shape_attr
 from symshape_mlir.extent.guarantee import ShapeExtent
+from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.state import InferenceState
 
 __all__ = ["SHAPE_ATTR", "VALUE_ATTR", "annotate"]
@@ -59,25 +62,37 @@ class _Attributes:
 
 
 def annotate(module: ir.Operation, state: InferenceState) -> None:
-    """Annotates every op inferred in ``state`` (under ``module``) with its facts."""
+    """Annotates every op inferred in ``state`` (under ``module``) with its facts.
+
+    Raises:
+        ShapeInferenceError: at an op whose extents hold an integer beyond
+            int64 (an attribute cannot represent it).
+    """
     cache = _Attributes(module.context)
-    facts_of = state.facts_of
     kept = state.kept_annotations
     for op, values in state.inferred_ops:
         if kept and op in kept:
             continue
-        attributes = op.attributes
-        if len(values) == 1:
-            facts = facts_of(values[0])
-            if facts.shape is not None:
-                attributes[SHAPE_ATTR] = cache.shape(facts.shape)
-            if facts.value is not None:
-                if facts.value.strength:
-                    attributes[VALUE_ATTR] = cache.extent(facts.value)
-            elif facts.elements is not None:
-                attributes[VALUE_ATTR] = cache.shape(facts.elements)
-            continue
-        shapes = [facts_of(v).shape for v in values]
-        if any(s is not None for s in shapes):
-            attributes[SHAPE_ATTR] = ir.ArrayAttr.get(
-                [cache.shape(s or ()) for s in shapes], context=cache.context)
+        try:
+            _annotate_op(op, values, state, cache)
+        except ExtentRangeError as error:
+            raise ShapeInferenceError(op.location, str(error)) from None
+
+
+def _annotate_op(op: ir.Operation, values: Sequence[ir.Value], state: InferenceState,
+                 cache: _Attributes) -> None:
+    attributes = op.attributes
+    if len(values) == 1:
+        facts = state.facts_of(values[0])
+        if facts.shape is not None:
+            attributes[SHAPE_ATTR] = cache.shape(facts.shape)
+        if facts.value is not None:
+            if facts.value.strength:
+                attributes[VALUE_ATTR] = cache.extent(facts.value)
+        elif facts.elements is not None:
+            attributes[VALUE_ATTR] = cache.shape(facts.elements)
+        return
+    shapes = [state.facts_of(v).shape for v in values]
+    if any(s is not None for s in shapes):
+        attributes[SHAPE_ATTR] = ir.ArrayAttr.get(
+            [cache.shape(s or ()) for s in shapes], context=cache.context)

@@ -12,26 +12,13 @@ with the notes attached.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from mlir import ir
+from symshape_mlir.errors import LocatedError
 
 __all__ = ["InferenceError", "OpUsageError", "ShapeInferenceError"]
 
 
-class InferenceError(Exception):
+class InferenceError(LocatedError):
     """Base class: a message at an op's location, with optional notes."""
-
-    def __init__(
-        self,
-        location: ir.Location,
-        message: str,
-        notes: Sequence[tuple[ir.Location, str]] = (),
-    ) -> None:
-        super().__init__(message)
-        self.location = location
-        self.message = message
-        self.notes = tuple(notes)
 
 
 class OpUsageError(InferenceError):

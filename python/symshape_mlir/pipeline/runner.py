@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from mlir import ir, passmanager
 
+from symshape_mlir.errors import LocatedError
 from symshape_mlir.pipeline.analysis import AnalysisCache, sharing
 from symshape_mlir.pipeline.diagnostics import (
     Diagnostic,
@@ -258,6 +259,9 @@ class PassPipeline:
             instance.run(op)
         except DiagnosticError as error:
             collector.report(error.diagnostic)
+        except LocatedError as error:
+            collector.report(Diagnostic.at(Severity.ERROR, error.location, error.message,
+                                           notes=error.notes))
         if instance.preserves_analyses:
             self._preserved_by = index
         else:
