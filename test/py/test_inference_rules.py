@@ -194,7 +194,7 @@ def test_malformed_annotation_is_an_op_usage_error(context: ir.Context) -> None:
 
 
 @pytest.mark.parametrize("stage, expected", [("upper_bound", "shape [ub(n)]"),
-                                              ("exact", "shape [min(_d0, n)]")],
+                                              ("exact", "shape [min(n, max(0, _d0 - _d1))]")],
                          ids=["upper_bound", "exact"])
 def test_truncate_stage_option(context: ir.Context, stage: str, expected: str) -> None:
     """The truncate-stage option selects what dynamic_truncate reports."""

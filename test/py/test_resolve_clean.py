@@ -5,7 +5,8 @@ parses and infers cleanly is resolved; the output must hold no symshape op,
 type or attribute and must parse and verify in a context that knows only the
 upstream dialects. The constructs resolution cannot lower (a symshape
 attribute stored under a user's attribute name, an extent value returned
-from a function, a named symbol no argument declares) must be located
+from a function, a named symbol no argument declares, an upper bound where a
+true size is needed that no run-time check can establish) must be located
 errors instead.
 """
 
@@ -48,6 +49,7 @@ LOWERING_ERRORS = (
     "symshape-resolve cannot lower",
     "extent values cannot cross function or region boundaries",
     "is not bound by any function argument's 'symshape.axes'",
+    "and no run-time check can establish it",
 )
 SYMSHAPE_IR = re.compile(
     r'[#!]symshape\b|^\s*(%\S+ = )?"?symshape\.|symshape\.(shape|value|axes) =', re.MULTILINE

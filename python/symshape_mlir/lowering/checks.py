@@ -37,7 +37,7 @@ from symshape_mlir.extent.expr import (
     Sum,
     Sym,
 )
-from symshape_mlir.inference.obligations import Obligation, Quantity
+from symshape_mlir.inference.obligations import Kind, Obligation, Quantity
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, location_text
 from symshape_mlir.lowering.index_builder import IndexBuilder
@@ -59,8 +59,10 @@ def emit_check(b: IndexBuilder, ob: Obligation, axes: AxisBindings) -> None:
             a named axis no argument binds.
     """
     if ob.condition is None:
-        raise LoweringError(ob.op.location, f"'{ob.op.name}' op: no run-time check can "
-                                            f"establish that {ob.field}")
+        need = f"{ob.field} needs an exact extent" if ob.kind is Kind.EXACT else \
+            f"needs that {ob.field}"
+        raise LoweringError(ob.op.location, f"'{ob.op.name}' op {need}, got '{ob.weakest}', "
+                                            "and no run-time check can establish it")
     if not ob.condition:
         return
     where = f"{ob.op.name} at {location_text(ob.op.location)}"
