@@ -47,6 +47,9 @@ class LoweringState:
     facts: InferenceState
     #: Lowered index value of every extent-typed value seen so far.
     extents: dict[ir.Value, ir.Value] = field(default_factory=dict)
+    #: Ops with a requirement inference could not prove where the op is: their
+    #: run-time checks stay, whatever later facts would prove.
+    unproven: set[ir.Operation] = field(default_factory=set)
 
     def exprs(self, op: ir.Operation) -> ExprLowering:
         return ExprLowering(self.builder, op, self.axes, self.facts)
@@ -238,13 +241,13 @@ def _reshape(op: ir.Operation, state: LoweringState) -> None:
     source_extents = state.facts.shape(source)
     target_extents = [state.exprs(op).extent(tree) for _, tree in
                       decode_shape(op.attributes["target"]) if tree is not None]
-    groups = _groups(source_extents, target_extents, state)
+    groups = None if op in state.unproven else _groups(source_extents, target_extents, state)
     if groups is None:
         # Not provably a pure split or merge of axes: check the element count
         # (unless provable) and reshape through an i64 shape tensor.
         count = b.product(targets)
         source_count = b.product([b.dim(source, a) for a in range(source_type.rank)])
-        if not _same_count(source_extents, target_extents, state):
+        if op in state.unproven or not _same_count(source_extents, target_extents, state):
             b.check(b.cmp("eq", count, source_count),
                     f"symshape: reshape target changes the element count ({where})")
         result = None
@@ -308,6 +311,8 @@ def _generic_copy(source: ir.Value, in_map: ir.AffineMap, result_type: ir.Ranked
 def _broadcast_proven(state: LoweringState, op: ir.Operation, in_axis: int, out_axis: int
                       ) -> bool:
     """Whether input axis ``in_axis`` provably equals its target extent."""
+    if op in state.unproven:
+        return False
     have = state.facts.shape(op.operands[0])[in_axis]
     tree = decode_shape(op.attributes["target"])[out_axis][1]
     want = state.exprs(op).extent(tree) if tree is not None else None

@@ -50,7 +50,8 @@ def _emit_obligation_checks(
 
 
 def _lower_function(func: ir.Operation, facts: InferenceState, axes: AxisBindings) -> None:
-    state = LoweringState(IndexBuilder(), axes, facts)
+    unproven = {ob.op for ob in facts.obligations if ob.status is not Status.PROVEN}
+    state = LoweringState(IndexBuilder(), axes, facts, unproven=unproven)
     ops = collect_ops(func, lambda op: op.name.startswith(_PREFIX))
     for op in ops:
         with ir.InsertionPoint(op), op.location:
