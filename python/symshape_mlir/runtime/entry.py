@@ -19,7 +19,6 @@ import collections
 import dataclasses
 import logging
 import operator
-import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -82,7 +81,8 @@ class EntryPoint:
         self._signature = function.signature
         self._nargs = len(self._signature.inputs)
         self._binds_empty = binds_empty_buffers(function.driver)
-        self._lock = threading.Lock()
+        # The executable's lock: LRUs and counters of all functions under one lock.
+        self._lock = executable._stats_lock
         self._lru: collections.OrderedDict[Key, Specialization] = collections.OrderedDict()
         self._variants: dict[Key, Function] = {}
         self._pending: set[Key] = set()
@@ -96,6 +96,11 @@ class EntryPoint:
             (i, t) for i, t in enumerate(self._signature.inputs) if isinstance(t, ScalarType)
         ]
         self._prepare_keys()
+        # A function without dynamic axes has one plan: no binding, no LRU.
+        self._fixed: Specialization | None = None
+        if self.is_static:
+            plan = make_plan(self.name, sizes.results, self._dtypes, {})
+            self._fixed = Specialization(plan, function, (), static=True)
 
     def __repr__(self) -> str:
         """Names the signature."""
@@ -249,8 +254,15 @@ class EntryPoint:
         return self._run(prepared)
 
     def _run(self, prepared: list[Any]) -> Any:
-        shapes = [self._shape(v) if i in self._tensor_index else () for i, v in enumerate(prepared)]
-        spec = self._specialization(shapes, prepared)
+        spec = self._fixed
+        if spec is not None:
+            if self._binds_empty:
+                return self._pack(spec.function.dispatch(prepared))
+        else:
+            shapes = [
+                self._shape(v) if i in self._tensor_index else () for i, v in enumerate(prepared)
+            ]
+            spec = self._specialization(shapes, prepared)
         spec.calls += 1
         if spec.calls == self._exe.hot_after and not spec.static:
             self._exe._promote(self, spec.static_key)
