@@ -83,6 +83,7 @@ class EntryPoint:
         self._binds_empty = binds_empty_buffers(function.driver)
         # The executable's lock: LRUs and counters of all functions under one lock.
         self._lock = executable._stats_lock
+        self._hot_after = executable.hot_after
         self._lru: collections.OrderedDict[Key, Specialization] = collections.OrderedDict()
         self._variants: dict[Key, Function] = {}
         self._pending: set[Key] = set()
@@ -91,6 +92,17 @@ class EntryPoint:
         ]
         self._tensors = [
             (i, t) for i, t in enumerate(self._signature.inputs) if isinstance(t, TensorType)
+        ]
+        self._tensor_checks = [
+            (
+                i,
+                t.dtype,
+                t.accepted,
+                t.rank,
+                tuple((axis, d) for axis, d in enumerate(t.dims) if d is not None),
+                t,
+            )
+            for i, t in self._tensors
         ]
         self._scalars = [
             (i, t) for i, t in enumerate(self._signature.inputs) if isinstance(t, ScalarType)
@@ -170,7 +182,8 @@ class EntryPoint:
         for i, axis, k in self._repeats:
             if shapes[i][axis] != key[k]:
                 self._bindings(shapes, values)  # raises, naming the axis and both arguments
-        key.extend(values[i] for i, _ in self._scalar_key)
+        if self._scalar_key:
+            key.extend([values[i] for i, _ in self._scalar_key])
         return tuple(key)
 
     def _key_bindings(
@@ -189,24 +202,28 @@ class EntryPoint:
         if len(args) != self._nargs:
             raise SignatureError(f"@{self.name} takes {self._nargs} arguments, got {len(args)}")
         prepared = list(args)
-        for i, expected in self._tensors:
+        for i, dtype, accepted, rank, statics, expected in self._tensor_checks:
             value = args[i]
-            if isinstance(value, rt.HalBufferView):
+            if value.__class__ is np.ndarray:
+                # The common case, checked inline: dtype, rank, static extents, layout.
+                found = value.dtype
+                if (
+                    (found is dtype or found in accepted)
+                    and value.ndim == rank
+                    and value.flags.c_contiguous
+                ):
+                    shape = value.shape
+                    for axis, extent in statics:
+                        if shape[axis] != extent:
+                            break
+                    else:
+                        continue
+            elif isinstance(value, rt.HalBufferView):
                 continue
-            if (
-                type(value) is not np.ndarray
-                or value.dtype not in expected.accepted
-                or not expected.fits(value.shape)
-                or not value.flags.c_contiguous
-            ):
-                prepared[i] = tensor_argument(self.name, i, value, expected)
+            prepared[i] = tensor_argument(self.name, i, value, expected)
         for i, scalar in self._scalars:
             prepared[i] = scalar_argument(self.name, i, args[i], scalar)
         return prepared
-
-    @staticmethod
-    def _shape(value: Any) -> tuple[int, ...]:
-        return tuple(value.shape)
 
     def _specialization(self, shapes: list[tuple[int, ...]], prepared: list[Any]) -> Specialization:
         key = self._key(shapes, prepared)
@@ -259,12 +276,9 @@ class EntryPoint:
             if self._binds_empty:
                 return self._pack(spec.function.dispatch(prepared))
         else:
-            shapes = [
-                self._shape(v) if i in self._tensor_index else () for i, v in enumerate(prepared)
-            ]
-            spec = self._specialization(shapes, prepared)
+            spec = self._specialization([getattr(v, "shape", ()) for v in prepared], prepared)
         spec.calls += 1
-        if spec.calls == self._exe.hot_after and not spec.static:
+        if spec.calls == self._hot_after and not spec.static:
             self._exe._promote(self, spec.static_key)
         if not self._binds_empty and any(
             isinstance(v, np.ndarray) and v.size == 0 for v in prepared
@@ -281,12 +295,6 @@ class EntryPoint:
                 f"'{self._dynamic.driver}' cannot bind, and a non-empty result"
             )
         return self._pack(spec.function.dispatch(prepared))
-
-    @property
-    def _tensor_index(self) -> frozenset[int]:
-        index = frozenset(i for i, _ in self._tensors)
-        self.__dict__["_tensor_index"] = index
-        return index
 
     @staticmethod
     def _pack(results: list[Any]) -> Any:

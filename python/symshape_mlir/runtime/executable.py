@@ -139,6 +139,7 @@ class Executable:
         for name in self._module.function_names:
             if name in sizes:
                 self._entries[name] = EntryPoint(self, self._module.function(name), sizes[name])
+        self._single = next(iter(self._entries.values())) if len(self._entries) == 1 else None
 
     # -- building ------------------------------------------------------------------
 
@@ -335,6 +336,8 @@ class Executable:
         return entries[name]  # type: ignore[no-any-return]
 
     def _only(self) -> EntryPoint:
+        if self._single is not None:
+            return self._single
         if len(self._entries) != 1:
             raise TypeError(
                 f"the module exports {len(self._entries)} functions "
@@ -344,7 +347,8 @@ class Executable:
 
     def __call__(self, *args: Any) -> Any:
         """Calls the only exported function; see `EntryPoint.__call__`."""
-        return self._only()(*args)
+        single = self._single
+        return (single if single is not None else self._only())(*args)
 
     def plan(self, *arrays_or_shapes: Any) -> Any:
         """`EntryPoint.plan` of the only exported function."""
