@@ -267,10 +267,9 @@ class EntryPoint:
             PlanError: A result size is negative or beyond int64.
             RuntimeCallError: The module failed at run time.
         """
-        prepared = self._prepare(args)
-        return self._run(prepared)
+        return self._run(self._prepare(args))
 
-    def _run(self, prepared: list[Any]) -> Any:
+    def _run(self, prepared: list[Any], hosts: Mapping[int, np.ndarray] | None = None) -> Any:
         spec = self._fixed
         if spec is not None:
             if self._binds_empty:
@@ -290,11 +289,24 @@ class EntryPoint:
                         for s, d in zip(spec.plan.shapes, self._dtypes, strict=True)
                     ]
                 )
-            raise SignatureError(
-                f"@{self.name} got a zero-element argument, which driver "
-                f"'{self._dynamic.driver}' cannot bind, and a non-empty result"
-            )
+            return self._on_host(prepared, hosts or {})
         return self._pack(spec.function.dispatch(prepared))
+
+    def _on_host(self, prepared: list[Any], hosts: Mapping[int, np.ndarray]) -> Any:
+        """Runs a call the driver cannot bind (an empty input, a non-empty
+        result, e.g. a reduction over an empty axis) on the host CPU."""
+        arguments = []
+        for i, value in enumerate(prepared):
+            if isinstance(value, rt.HalBufferView):
+                if i not in hosts:
+                    raise SignatureError(
+                        f"@{self.name} got a zero-element argument, which driver "
+                        f"'{self._dynamic.driver}' cannot bind, and a non-empty result"
+                    )
+                value = hosts[i]
+            arguments.append(value)
+        logger.debug("@%s: empty input on %s, running on the host", self.name, self._dynamic.driver)
+        return self._exe._host_executable()[self.name](*arguments)
 
     @staticmethod
     def _pack(results: list[Any]) -> Any:
@@ -398,6 +410,8 @@ class BoundFunction:
                 raise SignatureError(f"@{entry.name} has no argument {index}")
             views[index] = entry._dynamic.upload(index, value)
         self._views = views
+        # Host copies, for calls that must run on the host (see `EntryPoint._on_host`).
+        self._arrays = {i: np.asarray(v) for i, v in params.items()}
         self._free = [i for i in range(entry._nargs) if i not in views]
 
     def __call__(self, *args: Any) -> Any:
@@ -412,4 +426,4 @@ class BoundFunction:
             full[i] = view
         for i, value in zip(self._free, args, strict=True):
             full[i] = value
-        return self.entry(*full)
+        return self.entry._run(self.entry._prepare(full), self._arrays)

@@ -132,6 +132,7 @@ class Executable:
         self._disk = DiskCache(cache_dir) if cache_dir is not None else None
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._futures: list[concurrent.futures.Future[None]] = []
+        self._host: Executable | None = None
         compiled, meta = self._build("")
         self.flags = compiled.flags
         self._module = load(compiled, driver)
@@ -307,6 +308,29 @@ class Executable:
             logger.debug("@%s: static variant for %s swapped in", entry.name, binding)
 
         self._futures.append(self._pool.submit(work))
+
+    def _host_executable(self) -> Executable:
+        """The module compiled for the host CPU, for calls a GPU driver cannot bind."""
+        with self._stats_lock:
+            host = self._host
+        if host is None:
+            host = Executable(
+                self._text,
+                self._filename,
+                target="llvm-cpu",
+                driver="local-sync",
+                flags=(),
+                data_tiling=None,
+                static_data_tiling=self._static_data_tiling,
+                cache_size=self.cache_size,
+                hot_after=None,
+                cache_dir=self._disk.directory if self._disk is not None else None,
+                unplanned=self._unplanned,
+            )
+            with self._stats_lock:
+                self._host = self._host or host
+                host = self._host
+        return host
 
     def wait(self, timeout: float | None = None) -> bool:
         """Waits for background compiles; returns whether all finished."""
