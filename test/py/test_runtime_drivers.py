@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from runtime_programs import MATMUL_FLAT
 from symshape_mlir import runtime
 
 from driver_support import DRIVER_TARGETS
-from runtime_programs import MATMUL_FLAT
 
 CASES = [(0, 3, 2), (2, 0, 3), (0, 0, 0), (3, 5, 4)]
 
