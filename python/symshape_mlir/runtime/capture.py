@@ -22,6 +22,7 @@ listed in ``unplanned``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 from collections.abc import Collection
 from typing import Any
@@ -33,6 +34,7 @@ from symshape_mlir.extent.guarantee import UNKNOWN, Exact, UpperBound
 from symshape_mlir.inference import InferenceState, infer
 from symshape_mlir.inference.engine import infer_function
 from symshape_mlir.runtime.errors import UnplannableSizeError
+from symshape_mlir.runtime.sizefn import SizeFn, compile_size
 from symshape_mlir.walk import functions
 
 __all__ = ["ArgumentSizes", "FunctionSizes", "ResultSizes", "capture_module"]
@@ -92,6 +94,11 @@ class ResultSizes:
     """
 
     sizes: tuple[Expr, ...] | None
+
+    @functools.cached_property
+    def functions(self) -> tuple[SizeFn, ...]:
+        """The sizes compiled for the host (see `compile_size`)."""
+        return tuple(compile_size(e) for e in self.sizes or ())
 
     def to_json(self) -> list[str] | None:
         """Returns a JSON-ready list."""

@@ -83,9 +83,10 @@ def make_plan(
             nbytes.append(None)
             continue
         dims = []
+        functions = result.functions
         for axis, expr in enumerate(result.sizes):
             try:
-                value = expr.evaluate(bindings)
+                value = functions[axis](bindings)
             except EvaluationError as err:
                 raise PlanError(function, index, f"axis {axis}: {err}") from err
             if value < 0:
