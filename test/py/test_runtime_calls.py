@@ -166,3 +166,30 @@ def test_bound_params_stay_on_device(mm: runtime.Executable) -> None:
         np.testing.assert_allclose(fast(a), (a @ b).reshape(-1), rtol=1e-6)
     with pytest.raises(SignatureError, match="takes 1 arguments"):
         fast(a, b)
+
+
+def test_sources_path_text_module(tmp_path: Path, cache_dir: Path) -> None:
+    """A path, its text and a parsed mlir.ir module compile to executables that agree."""
+    from mlir import ir
+
+    from symshape_mlir.context import new_context
+
+    path = tmp_path / "add.mlir"
+    path.write_text(ADD)
+    with new_context():
+        parsed = ir.Module.parse(ADD)
+        executables = [
+            runtime.compile(source, cache_dir=cache_dir, hot_after=None)
+            for source in (path, str(path), ADD, parsed)
+        ]
+    a = _f32(3, 4)
+    for exe in executables:
+        np.testing.assert_array_equal(exe(a, a), a + a)
+
+
+def test_unplannable_location_names_file(tmp_path: Path, cache_dir: Path) -> None:
+    """Compiled from a file, the out-of-grammar error points into that file."""
+    path = tmp_path / "from_data.mlir"
+    path.write_text(FROM_DATA)
+    with pytest.raises(UnplannableSizeError, match=r"from_data\.mlir.*:7:8"):
+        runtime.compile(path, cache_dir=cache_dir)

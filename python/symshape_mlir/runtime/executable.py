@@ -63,8 +63,8 @@ class Stats:
 
 def _source_text(module: Any) -> tuple[str, str | None]:
     """The module's text and its file name (None for text or an in-memory module)."""
-    if isinstance(module, Path) or (
-        isinstance(module, str) and "\n" not in module and module.endswith(".mlir")
+    if isinstance(module, os.PathLike) or (
+        isinstance(module, str) and "\n" not in module and os.path.isfile(module)
     ):
         path = Path(module)
         return path.read_text(), str(path)
