@@ -289,10 +289,12 @@ class Executable:
             if static_key in entry._pending or static_key in entry._variants:
                 return
             entry._pending.add(static_key)
-        if self._pool is None:
-            self._pool = concurrent.futures.ThreadPoolExecutor(
-                max_workers=1, thread_name_prefix="symshape-tier"
-            )
+        with self._stats_lock:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="symshape-tier"
+                )
+            pool = self._pool
         binding = dict(zip(entry.named_axes, static_key, strict=True))
 
         def work() -> None:
@@ -307,7 +309,7 @@ class Executable:
             self._count_swaps(swapped)
             logger.debug("@%s: static variant for %s swapped in", entry.name, binding)
 
-        self._futures.append(self._pool.submit(work))
+        self._futures.append(pool.submit(work))
 
     def _host_executable(self) -> Executable:
         """The module compiled for the host CPU, for calls a GPU driver cannot bind."""
