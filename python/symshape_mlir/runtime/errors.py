@@ -4,7 +4,7 @@ Argument errors reuse the backend's and the binding extraction's classes:
 `SignatureError` (wrong count, rank, dtype, static extent, out-of-range
 scalar) and `AxisBindingError` (one named axis with two sizes)::
 
-    >>> exe.mlp(np.zeros((5, 64), np.float32), np.zeros((3, 64), np.float32))
+    >>> exe.add(np.zeros((5, 4), np.float32), np.zeros((3, 4), np.float32))  # both [batch, 4]
     AxisBindingError: axis 'batch': input 1 has 3, input 0 has 5
 """
 
