@@ -1,12 +1,14 @@
-"""End to end: a symbolic MLP through symshape-opt and iree-compile, run at two batch sizes.
+"""End to end: a symbolic MLP compiled once by `symshape_mlir.runtime`, run at two batch sizes.
 
 Steps (each printed as it runs):
 
-1. ``symshape-opt --symshape-to-iree examples/mlp.mlir`` resolves the symbolic
-   program (named batch axis, symbolic broadcast and reshape targets) into
-   plain MLIR;
-2. ``iree-compile`` builds one llvm-cpu module with a dynamic batch;
-3. the module runs at batch 1 and batch 32 and is compared with numpy.
+1. ``runtime.compile("examples/mlp.mlir")``: shape inference captures the
+   argument axes (``batch``) and the result size (``batch * 10``), then
+   ``symshape-to-iree`` and ``iree-compile`` build one llvm-cpu module with a
+   dynamic batch (cached on disk: a second run reads it back);
+2. for each batch size, ``exe.mlp.plan`` gives the output shape before the
+   call, the call runs and is compared with numpy;
+3. a call whose arguments disagree on ``batch`` is refused before launch.
 
 Run it with ``bash scripts/demo.sh`` (sets up the venv first) or directly
 with ``python examples/mlp_two_batches.py``.
@@ -15,14 +17,12 @@ with ``python examples/mlp_two_batches.py``.
 from __future__ import annotations
 
 import argparse
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from symshape_mlir import backend
+from symshape_mlir import runtime
 
 HERE = Path(__file__).resolve().parent
 
@@ -37,21 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 32])
     args = parser.parse_args(argv)
 
-    opt = shutil.which("symshape-opt") or str(Path(sys.executable).with_name("symshape-opt"))
     source = HERE / "mlp.mlir"
-    print(f"[1/3] symshape-opt --symshape-to-iree {source.name}")
-    resolved = subprocess.run(
-        [opt, "--symshape-to-iree", str(source)], check=True, capture_output=True, text=True
-    ).stdout
-
-    print("[2/3] iree-compile (llvm-cpu, dynamic batch)")
-    compiled = backend.compile_module(resolved, "llvm-cpu")
-    out_dir = HERE.parent / "build" / "examples"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "mlp.resolved.mlir").write_text(resolved)
-    (out_dir / "mlp.vmfb").write_bytes(compiled.vmfb)
-    print(f"      wrote {out_dir / 'mlp.resolved.mlir'} and {out_dir / 'mlp.vmfb'}")
-    module = backend.load(compiled, "local-task")
+    print(f"[1/3] runtime.compile({source.name!r}, target='llvm-cpu')")
+    exe = runtime.compile(source, target="llvm-cpu")
+    stats = exe.stats()
+    how = "read from the disk cache" if stats["disk_hits"] else "compiled"
+    print(f"      {how} in {stats['compile_seconds']:.2f} s: {exe}")
+    print(f"      result size: {[str(e) for e in exe.mlp.sizes.results[0].sizes or ()]}")
 
     rng = np.random.default_rng(0)
     w1 = rng.standard_normal((64, 128), dtype=np.float32) * 0.1
@@ -60,15 +52,22 @@ def main(argv: list[str] | None = None) -> int:
     worst = 0.0
     for batch in args.batches:
         x = rng.standard_normal((batch, 64), dtype=np.float32)
-        got = module.invoke("mlp", x, w1, b1, w2)
+        plan = exe.mlp.plan(x, w1, b1, w2)
+        got = exe.mlp(x, w1, b1, w2)
         want = reference(x, w1, b1, w2)
         error = float(np.max(np.abs(got - want))) if want.size else 0.0
         worst = max(worst, error)
-        print(f"[3/3] batch={batch:<4} output {tuple(got.shape)}  "
-              f"max |error| vs numpy = {error:.2e}")
-        if got.shape != want.shape or error > 1e-3:
+        print(
+            f"[2/3] batch={batch:<4} planned {plan.shapes[0]} ({plan.total_bytes} bytes), "
+            f"got {tuple(got.shape)}  max |error| vs numpy = {error:.2e}"
+        )
+        if got.shape != want.shape or plan.shapes[0] != got.shape or error > 1e-3:
             print("mismatch against numpy", file=sys.stderr)
             return 1
+    try:
+        exe.mlp(np.zeros((3, 64), np.float32), np.zeros((65, 128), np.float32), b1, w2)
+    except runtime.SignatureError as err:
+        print(f"[3/3] refused before launch: {err}")
     print(f"ok: one module, {len(args.batches)} batch sizes, worst error {worst:.2e}")
     return 0
 

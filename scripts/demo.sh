@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up ./.venv and runs the end-to-end example: a symbolic program through
-# symshape-opt and iree-compile, run on the CPU at two batch sizes.
+# Sets up ./.venv and runs the end-to-end example: a symbolic program compiled
+# once by symshape_mlir.runtime.compile, planned and run on the CPU at batch 1
+# and 32, and checked against numpy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

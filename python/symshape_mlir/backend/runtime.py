@@ -17,8 +17,10 @@ import logging
 import math
 import operator
 import re
+import threading
+import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import iree.runtime as rt
 import numpy as np
@@ -36,12 +38,14 @@ from symshape_mlir.backend.signature import (
 from symshape_mlir.backend.targets import get_target
 from symshape_mlir.backend.transfer import to_device, to_host
 
-__all__ = ["Function", "LoadedModule", "Shape", "load"]
+__all__ = ["Function", "LoadedModule", "Shape", "load", "scalar_argument", "tensor_argument"]
 
 logger = logging.getLogger(__name__)
 
 Shape = Sequence[int]
 Result = np.ndarray | int | float
+# A checked argument: an array, a device-resident view, or a number.
+Prepared: TypeAlias = Any  # np.ndarray | rt.HalBufferView | int | float (rt has no types)
 # "[Error invoking function: ]<file>:<line>: <STATUS>; <message>[; while ...]"
 _STATUS = re.compile(
     r"^(?:Error invoking function: )?(?:\S+:\d+: )?(?P<status>[A-Z][A-Z_]+); (?P<rest>.*)$",
@@ -70,6 +74,102 @@ def _call_error(function: str, driver: str, exc: Exception) -> RuntimeCallError:
     )
 
 
+def tensor_argument(function: str, index: int, value: Any, expected: TensorType) -> np.ndarray:
+    """Returns a C-contiguous array for a tensor argument, checked against its type.
+
+    A numpy array must have an accepted dtype; any other value is converted
+    to the declared dtype, and a value the dtype cannot hold (``300`` for
+    ``tensor<i8>``, an int beyond 64 bits, a string) is refused.
+
+    Args:
+        function: The function's name, for messages.
+        index: The argument's position.
+        value: The argument.
+        expected: Its declared type.
+
+    Raises:
+        SignatureError: If the value does not fit the type.
+    """
+    if isinstance(value, np.ndarray):
+        array = value
+    else:
+        try:
+            array = _convert(value, expected.dtype)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise SignatureError(
+                f"argument {index} of @{function} must be {expected} ({expected.dtype}): "
+                f"cannot convert {_preview(value)}: {exc}"
+            ) from None
+    if array.dtype not in expected.accepted:
+        raise SignatureError(
+            f"argument {index} of @{function} must be {expected} "
+            f"({expected.dtype}), got a {array.dtype} array"
+        )
+    if not expected.fits(array.shape):
+        raise SignatureError(
+            f"argument {index} of @{function} must be {expected}, got shape {array.shape}"
+        )
+    return np.asarray(array, order="C")
+
+
+def _convert(value: Any, dtype: np.dtype) -> np.ndarray:
+    """Converts an array-like to ``dtype``, refusing values the dtype cannot hold."""
+    with warnings.catch_warnings():
+        # numpy < 2 wraps out-of-range Python ints with a DeprecationWarning.
+        warnings.simplefilter("error", DeprecationWarning)
+        array = np.asarray(value, dtype)
+    if dtype.kind in "iub":
+        # numpy converts floats (1.5 -> 1) and wide integers silently.
+        source = np.asarray(value)
+        if source.dtype != array.dtype and not np.array_equal(source, array):
+            raise OverflowError("a value is not representable in the element type")
+    return array
+
+
+def _preview(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def scalar_argument(function: str, index: int, value: Any, expected: ScalarType) -> int | float:
+    """Returns the Python number for a scalar argument, checked against its type.
+
+    Integers must lie in the type's range (`ScalarType.int_range`): an ``i32``
+    argument never receives the low bits of a larger value.
+
+    Args:
+        function: The function's name, for messages.
+        index: The argument's position.
+        value: The argument.
+        expected: Its declared type.
+
+    Raises:
+        SignatureError: If the value is not a number of the type.
+    """
+    if expected.is_float:
+        try:
+            return float(value)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise SignatureError(
+                f"argument {index} of @{function} must be {expected}, got {_preview(value)}: "
+                f"{exc}"
+            ) from None
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise SignatureError(
+            f"argument {index} of @{function} must be an integer ({expected}), "
+            f"got {type(value).__name__} {_preview(value)}"
+        ) from None
+    low, high = expected.int_range
+    if not low <= number <= high:
+        raise SignatureError(
+            f"argument {index} of @{function} is {expected}: {number} is outside "
+            f"[{low}, {high}]"
+        )
+    return number
+
+
 class Function:
     """A callable exported function of a loaded module.
 
@@ -90,6 +190,7 @@ class Function:
         device: rt.HalDevice,
         driver: str,
         vm_function: rt.VmFunction,
+        lock: threading.Lock | None = None,
     ) -> None:
         """Prepares a function for calls.
 
@@ -98,6 +199,8 @@ class Function:
             device: The device the context runs on.
             driver: The device's driver.
             vm_function: The function; it has an ABI declaration.
+            lock: Serializes invocations in ``context`` (shared by the
+                functions of one module); a new lock if None.
 
         Raises:
             SignatureError: If the function uses the async ABI or types the
@@ -120,6 +223,7 @@ class Function:
         self._context = context
         self._device = device
         self._vm_function = vm_function
+        self._lock = lock if lock is not None else threading.Lock()
         self._binds_empty = binds_empty_buffers(driver)
         self._element_types = {
             dtype: rt.dtypes.map_dtype_to_hal_element_type(dtype)
@@ -134,17 +238,7 @@ class Function:
         return f"<Function {self.signature} on {self.driver}>"
 
     def _tensor_argument(self, index: int, value: Any, expected: TensorType) -> np.ndarray:
-        array = value if isinstance(value, np.ndarray) else np.asarray(value, expected.dtype)
-        if array.dtype not in expected.accepted:
-            raise SignatureError(
-                f"argument {index} of @{self.name} must be {expected} "
-                f"({expected.dtype}), got a {array.dtype} array"
-            )
-        if not expected.fits(array.shape):
-            raise SignatureError(
-                f"argument {index} of @{self.name} must be {expected}, got shape {array.shape}"
-            )
-        return np.asarray(array, order="C")
+        return tensor_argument(self.name, index, value, expected)
 
     def _check_out_shapes(self, out_shapes: Sequence[Shape | None]) -> list[tuple[int, ...] | None]:
         results = self.signature.results
@@ -204,10 +298,8 @@ class Function:
                 array = self._tensor_argument(i, value, expected)
                 has_empty_input = has_empty_input or array.size == 0
                 prepared.append(array)
-            elif isinstance(expected, ScalarType) and expected.is_float:
-                prepared.append(float(value))
-            else:
-                prepared.append(operator.index(value))
+            elif isinstance(expected, ScalarType):
+                prepared.append(scalar_argument(self.name, i, value, expected))
         shapes = self._check_out_shapes(out_shapes) if out_shapes is not None else None
         if not self._binds_empty:
             empty_results = self._empty_results(shapes)
@@ -242,19 +334,59 @@ class Function:
             if shape is not None and isinstance(result, TensorType)
         ]
 
-    def _dispatch(self, prepared: list[np.ndarray | int | float]) -> list[Result]:
+    def upload(self, index: int, value: Any) -> rt.HalBufferView:
+        """Copies a tensor argument to the device once, for repeated calls.
+
+        Args:
+            index: The argument's position (a tensor argument).
+            value: The array; checked like a call argument.
+
+        Returns:
+            A device buffer view that `dispatch` accepts in place of the array.
+
+        Raises:
+            SignatureError: If the argument is not a tensor or the value does
+                not fit its type.
+        """
+        expected = self.signature.inputs[index]
+        if not isinstance(expected, TensorType):
+            raise SignatureError(f"argument {index} of @{self.name} is not a tensor")
+        array = tensor_argument(self.name, index, value, expected)
+        return to_device(self._device, array, self._element_types[array.dtype])
+
+    def dispatch(self, prepared: Sequence[Prepared]) -> list[Result]:
+        """Runs the function on checked arguments, without any other check.
+
+        Args:
+            prepared: Per argument a C-contiguous array of an accepted dtype,
+                a view from `upload`, or a Python number in range (see
+                `tensor_argument` and `scalar_argument`).
+
+        Returns:
+            The results, in order.
+
+        Raises:
+            RuntimeCallError: If the runtime reports a failure.
+        """
+        return self._dispatch(prepared)
+
+    def _dispatch(self, prepared: Sequence[Prepared]) -> list[Result]:
         arguments = rt.VmVariantList(len(prepared))
         for value in prepared:
             if isinstance(value, np.ndarray):
                 view = to_device(self._device, value, self._element_types[value.dtype])
                 arguments.push_ref(view.ref)
+            elif isinstance(value, rt.HalBufferView):
+                arguments.push_ref(value.ref)
             elif isinstance(value, float):
                 arguments.push_float(value)
             else:
                 arguments.push_int(value)
         returned = rt.VmVariantList(len(self.signature.results))
         try:
-            self._context.invoke(self._vm_function, arguments, returned)
+            # A VM context is thread-compatible, not thread-safe.
+            with self._lock:
+                self._context.invoke(self._vm_function, arguments, returned)
         except _RUNTIME_EXCEPTIONS as exc:
             raise _call_error(self.name, self.driver, exc) from exc
         tensors = [
@@ -296,6 +428,7 @@ class LoadedModule:
                 f"cannot load the {compiled.target} module on '{driver}': {exc}"
             ) from exc
         self._functions: dict[str, Function] = {}
+        self._lock = threading.Lock()
         # Exported functions carry an ABI declaration; `__init` and other
         # module internals do not.
         self._names = tuple(
@@ -332,7 +465,9 @@ class LoadedModule:
                     f"no function @{name} in the module (it exports: "
                     f"{', '.join(self.function_names)})"
                 )
-            function = Function(self._context, self._device, self.driver, vm_function)
+            function = Function(
+                self._context, self._device, self.driver, vm_function, self._lock
+            )
             self._functions[name] = function
         return function
 

@@ -104,6 +104,25 @@ class ScalarType:
         """Whether the scalar is a floating-point value."""
         return self.dtype.kind == "f"
 
+    @property
+    def int_range(self) -> tuple[int, int]:
+        """The integers an argument of this type accepts, bounds included.
+
+        A signed or unsigned type accepts its own range; a signless integer
+        (``i32``) accepts the union of the signed and unsigned ranges of its
+        width (the bit pattern is what the function receives); ``index`` is
+        64-bit signed.
+
+        Raises:
+            TypeError: If the scalar is a float.
+        """
+        if self.is_float:
+            raise TypeError(f"{self.element} is not an integer type")
+        info = np.iinfo(self.dtype)
+        if self.element in _SIGNLESS_INTEGERS:
+            return int(info.min), 2 * int(info.max) + 1
+        return int(info.min), int(info.max)
+
     def __str__(self) -> str:
         """Formats the type as MLIR does."""
         return self.element

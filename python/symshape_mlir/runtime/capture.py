@@ -1,0 +1,296 @@
+"""Level 1 capture: what the host needs to plan a call, read once at compile time.
+
+For every public function of a module, shape inference (before
+``symshape-resolve``) gives each argument axis an expression (a named axis
+such as ``batch``, a constant, or a fresh symbol for an unnamed dynamic axis),
+each integer scalar argument the symbol it stands for when it sizes a tensor,
+and each result axis the expression of its size. These are kept in the stable
+serialized form of `symshape_mlir.extent` beside the compiled artifact::
+
+    >>> sizes = capture_module(module)["mlp"]
+    >>> [str(e) for e in sizes.results[0].sizes]
+    ['batch * 10']
+    >>> FunctionSizes.from_json(sizes.to_json()) == sizes
+    True
+
+A result size that the host cannot compute before the call (a value computed
+inside the function, an upper bound, an unknown extent) raises
+`UnplannableSizeError` naming the op's location, unless the function is
+listed in ``unplanned``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+from collections.abc import Collection
+from typing import Any
+
+from mlir import ir
+
+from symshape_mlir.extent import Expr, ShapeExtent, dumps, loads
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, UpperBound
+from symshape_mlir.inference import InferenceState, infer
+from symshape_mlir.inference.engine import infer_function
+from symshape_mlir.runtime.errors import UnplannableSizeError
+from symshape_mlir.runtime.sizefn import SizeFn, compile_size
+from symshape_mlir.walk import functions
+
+__all__ = ["ArgumentSizes", "FunctionSizes", "ResultSizes", "capture_module"]
+
+logger = logging.getLogger(__name__)
+
+
+def _extent_json(extent: ShapeExtent) -> list[str] | None:
+    if extent.expr is None:
+        return None
+    return ["=" if extent.is_exact else "<=", dumps(extent.expr)]
+
+
+def _extent_from_json(data: list[str] | None) -> ShapeExtent:
+    if data is None:
+        return UNKNOWN
+    kind, text = data
+    expr = loads(text)
+    return Exact(expr) if kind == "=" else UpperBound(expr)
+
+
+@dataclasses.dataclass(frozen=True)
+class ArgumentSizes:
+    """What the sizes of one argument are made of.
+
+    Attributes:
+        shape: One extent per axis of a tensor argument (named axes, constants,
+            fresh symbols of unnamed dynamic axes); None for a scalar.
+        scalar: For an integer scalar (or 0-d integer tensor) whose value
+            sizes a tensor, the symbol standing for that value; else None.
+    """
+
+    shape: tuple[ShapeExtent, ...] | None
+    scalar: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Returns a JSON-ready dict."""
+        shape = None if self.shape is None else [_extent_json(e) for e in self.shape]
+        return {"shape": shape, "scalar": self.scalar}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ArgumentSizes:
+        """Rebuilds from `to_json` output."""
+        shape = data["shape"]
+        return cls(
+            None if shape is None else tuple(_extent_from_json(e) for e in shape), data["scalar"]
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class ResultSizes:
+    """The size of every axis of one result.
+
+    Attributes:
+        sizes: One expression per axis over the argument symbols; None for a
+            scalar result or a function that is not planned.
+    """
+
+    sizes: tuple[Expr, ...] | None
+
+    @functools.cached_property
+    def functions(self) -> tuple[SizeFn, ...]:
+        """The sizes compiled for the host (see `compile_size`)."""
+        return tuple(compile_size(e) for e in self.sizes or ())
+
+    def to_json(self) -> list[str] | None:
+        """Returns a JSON-ready list."""
+        return None if self.sizes is None else [dumps(e) for e in self.sizes]
+
+    @classmethod
+    def from_json(cls, data: list[str] | None) -> ResultSizes:
+        """Rebuilds from `to_json` output."""
+        return cls(None if data is None else tuple(loads(t) for t in data))
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionSizes:
+    """The captured sizes of one function.
+
+    Attributes:
+        name: The function's name.
+        arguments: One entry per argument.
+        results: One entry per result.
+        planned: Whether result sizes are computed before each call.
+    """
+
+    name: str
+    arguments: tuple[ArgumentSizes, ...]
+    results: tuple[ResultSizes, ...]
+    planned: bool = True
+
+    @property
+    def named_axes(self) -> tuple[str, ...]:
+        """The axis names the arguments declare, sorted (fresh symbols excluded)."""
+        names: set[str] = set()
+        for argument in self.arguments:
+            for extent in argument.shape or ():
+                names |= {n for n in extent.free_symbols if not n.startswith("_")}
+        return tuple(sorted(names))
+
+    @property
+    def is_static(self) -> bool:
+        """Whether every argument and result extent is a constant."""
+        for argument in self.arguments:
+            if argument.scalar is not None:
+                return False
+            for extent in argument.shape or ():
+                if extent.expr is None or extent.expr.const_value is None:
+                    return False
+        return self.planned and all(
+            all(e.const_value is not None for e in r.sizes or ()) for r in self.results
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """Returns a JSON-ready dict."""
+        return {
+            "name": self.name,
+            "planned": self.planned,
+            "arguments": [a.to_json() for a in self.arguments],
+            "results": [r.to_json() for r in self.results],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FunctionSizes:
+        """Rebuilds from `to_json` output."""
+        return cls(
+            name=data["name"],
+            arguments=tuple(ArgumentSizes.from_json(a) for a in data["arguments"]),
+            results=tuple(ResultSizes.from_json(r) for r in data["results"]),
+            planned=data["planned"],
+        )
+
+
+def _is_integer_scalar(type_: ir.Type) -> str | None:
+    """The fresh-symbol key role of an argument whose value may size a tensor."""
+    if isinstance(type_, (ir.IndexType, ir.IntegerType)):
+        return "value"
+    if (
+        isinstance(type_, ir.RankedTensorType)
+        and type_.rank == 0
+        and isinstance(type_.element_type, (ir.IndexType, ir.IntegerType))
+    ):
+        return "raw"
+    return None
+
+
+def _first_mention(state: InferenceState, symbol: str) -> ir.Operation | None:
+    """The first inferred op with a result whose facts mention ``symbol``."""
+    for op, results in state.inferred_ops:
+        for value in results:
+            facts = state.facts_of(value)
+            extents = [*(facts.shape or ()), *([facts.value] if facts.value else [])]
+            if any(symbol in state.resolve(e).free_symbols for e in extents):
+                return op
+    return None
+
+
+def _capture_function(func: ir.Operation, state: InferenceState, planned: bool) -> FunctionSizes:
+    name = ir.StringAttr(func.attributes["sym_name"]).value
+    summary = infer_function(func, state)
+    assert summary is not None and summary.arguments is not None
+    arguments: list[ArgumentSizes] = []
+    allowed: set[str] = set()
+    for arg in summary.arguments:
+        role = _is_integer_scalar(arg.type)
+        scalar = None
+        if role is not None:
+            key: object = arg if role == "value" else ("raw", arg)
+            symbol = state.resolve(state.fresh(key)).expr
+            if symbol is not None and symbol.free_symbols == {str(symbol)}:
+                scalar = str(symbol)
+                allowed.add(scalar)
+        shape = state.facts_of(arg).shape
+        if shape is not None and isinstance(arg.type, ir.RankedTensorType):
+            resolved = tuple(state.resolve(e) for e in shape)
+            for extent in resolved:
+                allowed |= extent.free_symbols
+            arguments.append(ArgumentSizes(resolved, scalar))
+        else:
+            arguments.append(ArgumentSizes(None, scalar))
+    results: list[ResultSizes] = []
+    body = func.regions[0].blocks[0]
+    returned = list(body.operations)[-1].operation
+    for index, facts in enumerate(summary.results or ()):
+        value = returned.operands[index] if index < len(returned.operands) else None
+        if facts.shape is None or not planned:
+            results.append(ResultSizes(None))
+            continue
+        sizes: list[Expr] = []
+        for axis, raw in enumerate(facts.shape):
+            extent = state.resolve(raw)
+            if not extent.is_exact or extent.expr is None:
+                origin = facts.origin(axis)
+                what = "an upper bound" if extent.is_upper_bound else "unknown"
+                reason = f"its size is {what}" + (
+                    f" (from {origin.op_name})" if origin is not None else ""
+                )
+                loc = origin.location if origin is not None else _owner_location(value, func)
+                raise UnplannableSizeError(name, index, axis, reason, str(loc))
+            outside = sorted(extent.free_symbols - allowed)
+            if outside:
+                source = _first_mention(state, outside[0])
+                loc = source.location if source is not None else _owner_location(value, func)
+                op_name = f" by {source.name}" if source is not None else ""
+                raise UnplannableSizeError(
+                    name,
+                    index,
+                    axis,
+                    f"its size {extent.expr} depends on '{outside[0]}', a value computed "
+                    f"inside the function{op_name}",
+                    str(loc),
+                )
+            sizes.append(extent.expr)
+        results.append(ResultSizes(tuple(sizes)))
+    return FunctionSizes(name, tuple(arguments), tuple(results), planned)
+
+
+def _owner_location(value: ir.Value | None, func: ir.Operation) -> ir.Location:
+    if value is not None:
+        owner = value.owner
+        if isinstance(owner, (ir.Operation, ir.OpView)):
+            return owner.location
+    return func.location
+
+
+def _is_private(func: ir.Operation) -> bool:
+    if "sym_visibility" not in func.attributes:
+        return False
+    return bool(ir.StringAttr(func.attributes["sym_visibility"]).value == "private")
+
+
+def capture_module(
+    module: ir.Module | ir.Operation, unplanned: bool | Collection[str] = ()
+) -> dict[str, FunctionSizes]:
+    """Captures the sizes of every public function of a module.
+
+    Args:
+        module: The module, before ``symshape-resolve`` (it is not changed).
+        unplanned: Names of functions whose results are not planned (or True
+            for all): their result sizes are read after each call.
+
+    Returns:
+        The sizes, by function name.
+
+    Raises:
+        UnplannableSizeError: A planned function has a result size that the
+            host cannot compute before the call.
+        InferenceError: Shape inference fails.
+    """
+    operation = module.operation
+    state = infer(operation)
+    captured: dict[str, FunctionSizes] = {}
+    for func in functions(operation):
+        if _is_private(func):
+            continue
+        name = ir.StringAttr(func.attributes["sym_name"]).value
+        planned = unplanned is not True and name not in (unplanned or ())
+        captured[name] = _capture_function(func, state, planned)
+    return captured

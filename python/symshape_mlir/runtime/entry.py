@@ -1,0 +1,429 @@
+"""One exported function of an `Executable`: Level 2 checks, plans, variants, parameters.
+
+Calling an `EntryPoint` checks the arguments against the signature
+(`SignatureError`), extracts the axis bindings from their shapes
+(`AxisBindingError` names the axis, both arguments and both values), looks
+the binding up in an LRU of `Specialization` entries (plan + chosen
+variant), and dispatches::
+
+    >>> y = exe.mlp(x, w1, b1, w2)          # numpy in, numpy out
+    >>> exe.mlp.plan((32, 64), w1, b1, w2).shapes
+    ((320,),)
+    >>> fast = exe.mlp.bind_params({1: w1, 2: b1, 3: w2})   # weights stay on the device
+    >>> y = fast(x)
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import logging
+import operator
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import iree.runtime as rt
+import numpy as np
+
+from symshape_mlir.backend.devices import binds_empty_buffers
+from symshape_mlir.backend.errors import SignatureError
+from symshape_mlir.backend.runtime import Function, scalar_argument, tensor_argument
+from symshape_mlir.backend.signature import ScalarType, TensorType
+from symshape_mlir.extent.expr import Const, Sym
+from symshape_mlir.runtime.capture import FunctionSizes
+from symshape_mlir.runtime.plan import Plan, make_plan
+from symshape_mlir.shapes.bindings import extract_bindings
+
+if TYPE_CHECKING:
+    from symshape_mlir.runtime.executable import Executable
+
+__all__ = ["BoundFunction", "EntryPoint", "Specialization"]
+
+logger = logging.getLogger(__name__)
+
+Key = tuple[int, ...]
+
+
+@dataclasses.dataclass
+class Specialization:
+    """What one binding of the axes maps to.
+
+    Attributes:
+        plan: The results' shapes and bytes.
+        function: The variant that runs it (the dynamic module, or a static
+            one compiled for these named-axis values); swapped atomically.
+        static_key: The values of the function's named axes.
+        static: Whether ``function`` is a static variant.
+        calls: Calls served.
+    """
+
+    plan: Plan
+    function: Function
+    static_key: Key
+    static: bool = False
+    calls: int = 0
+
+
+class EntryPoint:
+    """An exported function, called with numpy arrays (see the module docstring).
+
+    Attributes:
+        name: The function's name.
+        sizes: Its captured sizes.
+    """
+
+    def __init__(self, executable: Executable, function: Function, sizes: FunctionSizes) -> None:
+        """Prepares the Level 2 tables of a function; built by `Executable`."""
+        self.name = function.name
+        self.sizes = sizes
+        self._exe = executable
+        self._dynamic = function
+        self._signature = function.signature
+        self._nargs = len(self._signature.inputs)
+        self._binds_empty = binds_empty_buffers(function.driver)
+        # The executable's lock: LRUs and counters of all functions under one lock.
+        self._lock = executable._stats_lock
+        self._hot_after = executable.hot_after
+        self._lru: collections.OrderedDict[Key, Specialization] = collections.OrderedDict()
+        self._variants: dict[Key, Function] = {}
+        self._pending: set[Key] = set()
+        self._dtypes = [
+            t.dtype if isinstance(t, TensorType) else None for t in self._signature.results
+        ]
+        self._tensors = [
+            (i, t) for i, t in enumerate(self._signature.inputs) if isinstance(t, TensorType)
+        ]
+        self._tensor_checks = [
+            (
+                i,
+                t.dtype,
+                t.accepted,
+                t.rank,
+                tuple((axis, d) for axis, d in enumerate(t.dims) if d is not None),
+                t,
+            )
+            for i, t in self._tensors
+        ]
+        self._scalars = [
+            (i, t) for i, t in enumerate(self._signature.inputs) if isinstance(t, ScalarType)
+        ]
+        self._prepare_keys()
+        # A function without dynamic axes has one plan: no binding, no LRU.
+        self._fixed: Specialization | None = None
+        if self.is_static:
+            plan = make_plan(self.name, sizes.results, self._dtypes, {})
+            self._fixed = Specialization(plan, function, (), static=True)
+
+    def __repr__(self) -> str:
+        """Names the signature."""
+        return f"<EntryPoint {self._signature}>"
+
+    # -- Level 2 tables ------------------------------------------------------------
+
+    def _prepare_keys(self) -> None:
+        """Splits argument extents into key axes, repeats and constants."""
+        self.symbols: list[str] = []
+        self._key_axes: list[tuple[int, int]] = []
+        self._repeats: list[tuple[int, int, int]] = []
+        self._consts: list[tuple[int, int, int]] = []
+        self._general = False
+        used: set[str] = set()
+        for result in self.sizes.results:
+            for expr in result.sizes or ():
+                used |= expr.free_symbols
+        position: dict[str, int] = {}
+        for i, argument in enumerate(self.sizes.arguments):
+            for axis, extent in enumerate(argument.shape or ()):
+                leaf = extent.expr
+                if leaf is None:
+                    continue
+                if not extent.is_exact:
+                    self._general = True
+                elif isinstance(leaf, Sym):
+                    k = position.get(leaf.name)
+                    if k is None:
+                        position[leaf.name] = len(self.symbols)
+                        self.symbols.append(leaf.name)
+                        self._key_axes.append((i, axis))
+                    else:
+                        self._repeats.append((i, axis, k))
+                elif isinstance(leaf, Const):
+                    self._consts.append((i, axis, leaf.value))
+                else:
+                    self._general = True
+        self._scalar_key = [
+            (i, argument.scalar)
+            for i, argument in enumerate(self.sizes.arguments)
+            if argument.scalar is not None and argument.scalar in used
+        ]
+        self.named_axes = self.sizes.named_axes
+        self.is_static = self.sizes.is_static and not self._general
+        self._patterns = [list(a.shape or ()) for a in self.sizes.arguments]
+
+    def _bindings(self, shapes: Sequence[tuple[int, ...]], values: Sequence[Any]) -> dict[str, int]:
+        """Full binding extraction: raises `AxisBindingError` with the conflict."""
+        bindings = extract_bindings(self._patterns, shapes)
+        for i, symbol in self._scalar_key:
+            bindings[symbol] = values[i]
+        return bindings
+
+    def _key(self, shapes: Sequence[tuple[int, ...]], values: Sequence[Any]) -> Key:
+        """The LRU key of one call (axis values, then sizing scalars)."""
+        if self._general:
+            bindings = self._bindings(shapes, values)
+            return tuple(v for _, v in sorted(bindings.items()))
+        for i, axis, const in self._consts:
+            if shapes[i][axis] != const:
+                raise SignatureError(
+                    f"argument {i} of @{self.name}: axis {axis} must be {const}, "
+                    f"got shape {tuple(shapes[i])}"
+                )
+        key = [shapes[i][axis] for i, axis in self._key_axes]
+        for i, axis, k in self._repeats:
+            if shapes[i][axis] != key[k]:
+                self._bindings(shapes, values)  # raises, naming the axis and both arguments
+        if self._scalar_key:
+            key.extend([values[i] for i, _ in self._scalar_key])
+        return tuple(key)
+
+    def _key_bindings(
+        self, key: Key, shapes: Sequence[tuple[int, ...]], values: Sequence[Any]
+    ) -> dict[str, int]:
+        if self._general:
+            return self._bindings(shapes, values)
+        bindings = dict(zip(self.symbols, key, strict=False))
+        for i, symbol in self._scalar_key:
+            bindings[symbol] = values[i]
+        return bindings
+
+    # -- arguments -----------------------------------------------------------------
+
+    def _prepare(self, args: Sequence[Any]) -> list[Any]:
+        if len(args) != self._nargs:
+            raise SignatureError(f"@{self.name} takes {self._nargs} arguments, got {len(args)}")
+        prepared = list(args)
+        for i, dtype, accepted, rank, statics, expected in self._tensor_checks:
+            value = args[i]
+            if value.__class__ is np.ndarray:
+                # The common case, checked inline: dtype, rank, static extents, layout.
+                found = value.dtype
+                if (
+                    (found is dtype or found in accepted)
+                    and value.ndim == rank
+                    and value.flags.c_contiguous
+                ):
+                    shape = value.shape
+                    for axis, extent in statics:
+                        if shape[axis] != extent:
+                            break
+                    else:
+                        continue
+            elif isinstance(value, rt.HalBufferView):
+                continue
+            prepared[i] = tensor_argument(self.name, i, value, expected)
+        for i, scalar in self._scalars:
+            prepared[i] = scalar_argument(self.name, i, args[i], scalar)
+        return prepared
+
+    def _specialization(self, shapes: list[tuple[int, ...]], prepared: list[Any]) -> Specialization:
+        key = self._key(shapes, prepared)
+        lru = self._lru
+        with self._lock:
+            spec = lru.get(key)
+            if spec is not None:
+                lru.move_to_end(key)
+                self._exe._stats.hits += 1
+                return spec
+        bindings = self._key_bindings(key, shapes, prepared)
+        plan = make_plan(self.name, self.sizes.results, self._dtypes, bindings)
+        static_key = tuple(bindings[n] for n in self.named_axes)
+        with self._lock:
+            variant = self._variants.get(static_key)
+            spec = Specialization(
+                plan, variant or self._dynamic, static_key, static=variant is not None
+            )
+            lru[key] = spec
+            self._exe._stats.misses += 1
+            while len(lru) > self._exe.cache_size:
+                lru.popitem(last=False)
+                self._exe._stats.evictions += 1
+        return spec
+
+    # -- public API ----------------------------------------------------------------
+
+    def __call__(self, *args: Any) -> Any:
+        """Calls the function: checks, plans and dispatches (see the module docstring).
+
+        Args:
+            *args: numpy arrays (or views from `bind_params`) for tensors,
+                Python or numpy integers and floats for scalars.
+
+        Returns:
+            The single result, or a tuple of results.
+
+        Raises:
+            SignatureError: Wrong count, dtype, rank, static extent or scalar range.
+            AxisBindingError: One axis with two sizes.
+            PlanError: A result size is negative or beyond int64.
+            RuntimeCallError: The module failed at run time.
+        """
+        return self._run(self._prepare(args))
+
+    def _run(self, prepared: list[Any], hosts: Mapping[int, np.ndarray] | None = None) -> Any:
+        spec = self._fixed
+        if spec is not None:
+            if self._binds_empty:
+                return self._pack(spec.function.dispatch(prepared))
+        else:
+            spec = self._specialization([getattr(v, "shape", ()) for v in prepared], prepared)
+        spec.calls += 1
+        if spec.calls == self._hot_after and not spec.static:
+            self._exe._promote(self, spec.static_key)
+        if not self._binds_empty and any(
+            isinstance(v, np.ndarray) and v.size == 0 for v in prepared
+        ):
+            if spec.plan.all_empty:
+                return self._pack(
+                    [
+                        np.empty(s or (), d)
+                        for s, d in zip(spec.plan.shapes, self._dtypes, strict=True)
+                    ]
+                )
+            return self._on_host(prepared, hosts or {})
+        return self._pack(spec.function.dispatch(prepared))
+
+    def _on_host(self, prepared: list[Any], hosts: Mapping[int, np.ndarray]) -> Any:
+        """Runs a call the driver cannot bind (an empty input, a non-empty
+        result, e.g. a reduction over an empty axis) on the host CPU."""
+        arguments = []
+        for i, value in enumerate(prepared):
+            if isinstance(value, rt.HalBufferView):
+                if i not in hosts:
+                    raise SignatureError(
+                        f"@{self.name} got a zero-element argument, which driver "
+                        f"'{self._dynamic.driver}' cannot bind, and a non-empty result"
+                    )
+                value = hosts[i]
+            arguments.append(value)
+        logger.debug("@%s: empty input on %s, running on the host", self.name, self._dynamic.driver)
+        return self._exe._host_executable()[self.name](*arguments)
+
+    @staticmethod
+    def _pack(results: list[Any]) -> Any:
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def plan(self, *arrays_or_shapes: Any) -> Plan:
+        """Returns the results' shapes and bytes for these arguments, without running.
+
+        Args:
+            *arrays_or_shapes: Per tensor argument an array or a shape
+                (sequence of ints); per scalar argument its value.
+
+        Raises:
+            SignatureError: The shapes do not fit the signature.
+            AxisBindingError: One axis with two sizes.
+            PlanError: A size is negative or beyond int64, or the function
+                is not planned.
+        """
+        if not self.sizes.planned:
+            raise SignatureError(f"@{self.name} was compiled with planning off (unplanned=)")
+        if len(arrays_or_shapes) != self._nargs:
+            raise SignatureError(
+                f"@{self.name} takes {self._nargs} arguments, got {len(arrays_or_shapes)}"
+            )
+        shapes: list[tuple[int, ...]] = []
+        values: list[Any] = []
+        for i, value in enumerate(arrays_or_shapes):
+            expected = self._signature.inputs[i]
+            if isinstance(expected, TensorType):
+                shape = tuple(value.shape) if hasattr(value, "shape") else value
+                try:
+                    shape = tuple(operator.index(n) for n in shape)
+                except TypeError:
+                    raise SignatureError(
+                        f"argument {i} of @{self.name}: expected an array or a shape, got {value!r}"
+                    ) from None
+                if not expected.fits(shape):
+                    raise SignatureError(
+                        f"argument {i} of @{self.name} must be {expected}, got shape {shape}"
+                    )
+                shapes.append(shape)
+                values.append(None)
+            else:
+                shapes.append(())
+                values.append(
+                    scalar_argument(self.name, i, value, expected)
+                    if isinstance(expected, ScalarType)
+                    else value
+                )
+        return self._specialization(shapes, values).plan
+
+    def bind_params(self, params: Mapping[int, Any]) -> BoundFunction:
+        """Uploads parameter arguments once; returns a function of the others.
+
+        Args:
+            params: Argument position -> array (weights, biases, ...). Each is
+                copied to the device now and stays there.
+
+        Returns:
+            A callable taking the remaining arguments, in order.
+
+        Raises:
+            SignatureError: A position is out of range, not a tensor, or the
+                array does not fit.
+        """
+        return BoundFunction(self, params)
+
+    def specializations(self) -> list[tuple[Key, Specialization]]:
+        """The LRU's entries, least recently used first."""
+        with self._lock:
+            return list(self._lru.items())
+
+    def _install(self, static_key: Key, function: Function) -> int:
+        """Makes a static variant serve its binding; returns entries swapped."""
+        swapped = 0
+        with self._lock:
+            self._variants[static_key] = function
+            self._pending.discard(static_key)
+            for spec in self._lru.values():
+                if spec.static_key == static_key and not spec.static:
+                    spec.function = function
+                    spec.static = True
+                    swapped += 1
+        return swapped
+
+
+class BoundFunction:
+    """An `EntryPoint` with some arguments resident on the device.
+
+    Example:
+        >>> fast = exe.mlp.bind_params({1: w1, 2: b1, 3: w2})
+        >>> fast(x)             # only x is copied per call
+    """
+
+    def __init__(self, entry: EntryPoint, params: Mapping[int, Any]) -> None:
+        """Uploads ``params`` through the entry's dynamic module."""
+        self.entry = entry
+        views: dict[int, rt.HalBufferView] = {}
+        for index, value in params.items():
+            if not 0 <= index < entry._nargs:
+                raise SignatureError(f"@{entry.name} has no argument {index}")
+            views[index] = entry._dynamic.upload(index, value)
+        self._views = views
+        # Host copies, for calls that must run on the host (see `EntryPoint._on_host`).
+        self._arrays = {i: np.asarray(v) for i, v in params.items()}
+        self._free = [i for i in range(entry._nargs) if i not in views]
+
+    def __call__(self, *args: Any) -> Any:
+        """Calls the function with the non-parameter arguments, in order."""
+        if len(args) != len(self._free):
+            raise SignatureError(
+                f"@{self.entry.name} with bound parameters takes {len(self._free)} "
+                f"arguments, got {len(args)}"
+            )
+        full: list[Any] = [None] * self.entry._nargs
+        for i, view in self._views.items():
+            full[i] = view
+        for i, value in zip(self._free, args, strict=True):
+            full[i] = value
+        return self.entry._run(self.entry._prepare(full), self._arrays)

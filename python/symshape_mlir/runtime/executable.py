@@ -1,0 +1,468 @@
+"""`compile` and the `Executable` it returns: Level 1 once, variants, tiers, statistics.
+
+Level 1 (once per module, target and flags; cached on disk): shape
+inference captures the sizes (`symshape_mlir.runtime.capture`), the module
+goes through ``symshape-to-iree`` and ``iree-compile`` with dynamic shapes.
+Static variants (``symshape-specialize``) are compiled ahead of time by
+`Executable.pre_specialize`, or in a background thread for a binding seen
+``hot_after`` times, and swapped in atomically::
+
+    >>> exe = compile("examples/mlp.mlir", hot_after=100)
+    >>> exe.pre_specialize([{"batch": 1}, {"batch": 32}])
+    >>> y = exe.mlp(x, w1, b1, w2)
+    >>> exe.stats()["compiles"]
+    3
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mlir import ir
+
+from symshape_mlir.backend.artifact import CompiledModule
+from symshape_mlir.backend.compile import compile_module
+from symshape_mlir.backend.errors import CompileError
+from symshape_mlir.backend.runtime import LoadedModule, load
+from symshape_mlir.backend.targets import get_target, target_flags
+from symshape_mlir.context import new_context
+from symshape_mlir.pipeline import run_pipeline
+from symshape_mlir.runtime.capture import FunctionSizes, capture_module
+from symshape_mlir.runtime.diskcache import DiskCache, cache_key, default_cache_dir
+from symshape_mlir.runtime.entry import EntryPoint
+
+__all__ = ["Executable", "Stats", "compile"]
+
+logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+_PROGRESS_AFTER = 1.0
+
+
+@dataclasses.dataclass
+class Stats:
+    """Counters of one executable (see `Executable.stats`)."""
+
+    hits: int = 0
+    misses: int = 0
+    evictions: int = 0
+    disk_hits: int = 0
+    disk_misses: int = 0
+    compiles: int = 0
+    swaps: int = 0
+    compile_seconds: float = 0.0
+
+
+def _source_text(module: Any) -> tuple[str, str | None]:
+    """The module's text and its file name (None for text or an in-memory module)."""
+    if isinstance(module, os.PathLike) or (
+        isinstance(module, str) and "\n" not in module and os.path.isfile(module)
+    ):
+        path = Path(module)
+        return path.read_text(), str(path)
+    if isinstance(module, str):
+        return module, None
+    operation = getattr(module, "operation", None)
+    if operation is None or not hasattr(operation, "get_asm"):
+        raise TypeError(
+            f"expected a .mlir path, MLIR text or an mlir.ir Module, got {type(module).__name__}"
+        )
+    return operation.get_asm(enable_debug_info=True), None
+
+
+def _bindings_text(bindings: Mapping[str, int]) -> str:
+    return ",".join(f"{name}={int(value)}" for name, value in sorted(bindings.items()))
+
+
+class Executable:
+    """A compiled module: call its functions with numpy arrays.
+
+    ``exe(*args)`` calls the only exported function; ``exe.name(*args)`` or
+    ``exe[name](*args)`` a named one (an `EntryPoint`).
+
+    Attributes:
+        target: The IREE target.
+        driver: The runtime driver.
+        flags: The ``iree-compile`` flags of the dynamic module.
+        cache_size: The LRU capacity per function.
+        hot_after: Calls after which a binding gets a static variant, or
+            None when tiers are off.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        filename: str | None,
+        *,
+        target: str,
+        driver: str | None,
+        flags: Sequence[str],
+        data_tiling: bool | None,
+        static_data_tiling: bool | None,
+        cache_size: int,
+        hot_after: int | None,
+        cache_dir: Path | None,
+        unplanned: bool | Collection[str],
+    ) -> None:
+        """Compiles (or reads from the disk cache) the dynamic module; use `compile`."""
+        if cache_size < 1:
+            raise ValueError(f"cache_size must be >= 1, got {cache_size}")
+        if hot_after is not None and hot_after < 1:
+            raise ValueError(f"hot_after must be >= 1 or None, got {hot_after}")
+        get_target(target)
+        self.target = target
+        self.cache_size = cache_size
+        self.hot_after = hot_after if hot_after is not None else -1
+        self._text = text
+        self._filename = filename
+        self._extra_flags = tuple(flags)
+        self._data_tiling = data_tiling
+        self._static_data_tiling = static_data_tiling
+        self._unplanned = unplanned
+        self._stats = Stats()
+        self._stats_lock = threading.Lock()
+        self._disk = DiskCache(cache_dir) if cache_dir is not None else None
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._futures: list[concurrent.futures.Future[None]] = []
+        self._host: Executable | None = None
+        compiled, meta = self._build("")
+        self.flags = compiled.flags
+        self._module = load(compiled, driver)
+        self.driver = self._module.driver
+        sizes = {name: FunctionSizes.from_json(data) for name, data in meta["functions"].items()}
+        self._entries: dict[str, EntryPoint] = {}
+        for name in self._module.function_names:
+            if name in sizes:
+                self._entries[name] = EntryPoint(self, self._module.function(name), sizes[name])
+        self._single = next(iter(self._entries.values())) if len(self._entries) == 1 else None
+
+    # -- building ------------------------------------------------------------------
+
+    def _timed(self, what: str, build: Callable[[], _T]) -> _T:
+        """Runs a compile step, logging progress when it takes over a second."""
+        start = time.perf_counter()
+        timer = threading.Timer(
+            _PROGRESS_AFTER, logger.info, ("compiling %s for %s ...", what, self.target)
+        )
+        timer.daemon = True
+        timer.start()
+        try:
+            return build()
+        finally:
+            timer.cancel()
+            seconds = time.perf_counter() - start
+            with self._stats_lock:
+                self._stats.compiles += 1
+                self._stats.compile_seconds += seconds
+            if seconds > _PROGRESS_AFTER:
+                logger.info("compiled %s for %s in %.1f s", what, self.target, seconds)
+
+    def _tiling(self, bindings: str) -> bool | None:
+        """Data tiling for the dynamic module (``""``) or a static variant."""
+        return self._static_data_tiling if bindings else self._data_tiling
+
+    def _requested_flags(self, bindings: str) -> tuple[str, ...]:
+        tiling = self._tiling(bindings)
+        return (*target_flags(self.target, data_tiling=tiling), *self._extra_flags)
+
+    def _compile_text(self, bindings: str) -> tuple[CompiledModule, dict[str, Any]]:
+        """Runs the symshape pipeline and ``iree-compile``; captures sizes when dynamic."""
+        with new_context():
+            if self._filename is not None:
+                module = ir.Module.parseFile(self._filename)
+            else:
+                module = ir.Module.parse(self._text)
+            meta: dict[str, Any] = {}
+            if not bindings:
+                sizes = capture_module(module, self._unplanned)
+                meta["functions"] = {name: s.to_json() for name, s in sizes.items()}
+            specialize = f"symshape-specialize{{bindings={bindings}}}," if bindings else ""
+            run_pipeline(module, f"builtin.module({specialize}symshape-to-iree)")
+            resolved = module.operation.get_asm(enable_debug_info=True)
+        what = f"@{self._filename or 'module'}" + (f" [{bindings}]" if bindings else "")
+        tiling = self._tiling(bindings)
+
+        def build() -> CompiledModule:
+            try:
+                return compile_module(
+                    resolved,
+                    self.target,
+                    flags=self._extra_flags,
+                    data_tiling=tiling,
+                    locate_phase=False,
+                )
+            except CompileError as first:
+                if tiling is not None or not get_target(self.target).data_tiling:
+                    raise
+                # Some dynamic programs (attention) fail with data tiling in
+                # IREE 3.13: every variant must compile, so retry without.
+                logger.info("retrying %s without data tiling: %s", what, first)
+                return compile_module(
+                    resolved, self.target, flags=self._extra_flags, data_tiling=False
+                )
+
+        compiled = self._timed(what, build)
+        meta["flags"] = list(compiled.flags)
+        meta["compile_seconds"] = compiled.compile_seconds
+        return compiled, meta
+
+    def _build(self, bindings: str) -> tuple[CompiledModule, dict[str, Any]]:
+        """Returns the artifact for ``bindings`` from the disk cache, compiling on a miss."""
+        if self._disk is None:
+            return self._compile_text(bindings)
+        unplanned = "all" if self._unplanned is True else ",".join(sorted(self._unplanned or ()))
+        key = cache_key(
+            self._text,
+            self.target,
+            self._requested_flags(bindings),
+            bindings=f"{bindings}|unplanned={unplanned}",
+        )
+        with self._disk.locked(key):
+            entry = self._disk.read(key)
+            if entry is not None:
+                with self._stats_lock:
+                    self._stats.disk_hits += 1
+                logger.debug("disk cache hit %s", key)
+                flags = tuple(entry.meta["flags"])
+                return CompiledModule(vmfb=entry.vmfb, target=self.target, flags=flags), entry.meta
+            with self._stats_lock:
+                self._stats.disk_misses += 1
+            compiled, meta = self._compile_text(bindings)
+            self._disk.write(key, compiled.vmfb, meta)
+            return compiled, meta
+
+    def _load_variant(self, bindings: Mapping[str, int]) -> LoadedModule:
+        compiled, _ = self._build(_bindings_text(bindings))
+        return load(compiled, self.driver)
+
+    # -- variants and tiers --------------------------------------------------------
+
+    def pre_specialize(
+        self, bindings: Iterable[Mapping[str, int]], functions: Iterable[str] | None = None
+    ) -> None:
+        """Compiles static variants now; calls with matching bindings use them.
+
+        Args:
+            bindings: Axis bindings (``[{"batch": 1}, {"batch": 32}]``). A
+                variant serves a function when the binding gives every named
+                axis of that function.
+            functions: Restrict to these functions (default: all).
+
+        Raises:
+            PipelineError, InvalidPipelineError: ``symshape-specialize``
+                rejects a binding (an undeclared axis name, a bad value).
+            CompileError: ``iree-compile`` fails.
+        """
+        chosen = list(functions) if functions is not None else list(self._entries)
+        for binding in bindings:
+            entries = [
+                self._entries[name]
+                for name in chosen
+                if self._entries[name].named_axes
+                and set(self._entries[name].named_axes) <= set(binding)
+            ]
+            if not entries:
+                continue
+            loaded = self._load_variant(binding)
+            for entry in entries:
+                key = tuple(int(binding[n]) for n in entry.named_axes)
+                swapped = entry._install(key, loaded.function(entry.name))
+                self._count_swaps(swapped)
+
+    def _count_swaps(self, swapped: int) -> None:
+        with self._stats_lock:
+            self._stats.swaps += swapped
+
+    def _promote(self, entry: EntryPoint, static_key: tuple[int, ...]) -> None:
+        """Schedules the static variant of a hot binding (background thread)."""
+        if not entry.named_axes:
+            return
+        with entry._lock:
+            if static_key in entry._pending or static_key in entry._variants:
+                return
+            entry._pending.add(static_key)
+        with self._stats_lock:
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="symshape-tier"
+                )
+            pool = self._pool
+        binding = dict(zip(entry.named_axes, static_key, strict=True))
+
+        def work() -> None:
+            try:
+                loaded = self._load_variant(binding)
+                swapped = entry._install(static_key, loaded.function(entry.name))
+            except Exception:
+                logger.exception(
+                    "static variant %s of @%s failed; staying dynamic", binding, entry.name
+                )
+                return
+            self._count_swaps(swapped)
+            logger.debug("@%s: static variant for %s swapped in", entry.name, binding)
+
+        self._futures.append(pool.submit(work))
+
+    def _host_executable(self) -> Executable:
+        """The module compiled for the host CPU, for calls a GPU driver cannot bind."""
+        with self._stats_lock:
+            host = self._host
+        if host is None:
+            host = Executable(
+                self._text,
+                self._filename,
+                target="llvm-cpu",
+                driver="local-sync",
+                flags=(),
+                data_tiling=None,
+                static_data_tiling=self._static_data_tiling,
+                cache_size=self.cache_size,
+                hot_after=None,
+                cache_dir=self._disk.directory if self._disk is not None else None,
+                unplanned=self._unplanned,
+            )
+            with self._stats_lock:
+                self._host = self._host or host
+                host = self._host
+        return host
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Waits for background compiles; returns whether all finished."""
+        futures = list(self._futures)
+        _, pending = concurrent.futures.wait(futures, timeout=timeout)
+        return not pending
+
+    def close(self) -> None:
+        """Stops the background compiler (running compiles finish first)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    # -- calling -------------------------------------------------------------------
+
+    @property
+    def function_names(self) -> tuple[str, ...]:
+        """The exported functions."""
+        return tuple(self._entries)
+
+    def __getitem__(self, name: str) -> EntryPoint:
+        """The entry point of a function."""
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise KeyError(
+                f"no function @{name} (the module exports: {', '.join(self._entries)})"
+            ) from None
+
+    def __getattr__(self, name: str) -> EntryPoint:
+        """``exe.mlp``: the entry point of a function."""
+        entries = self.__dict__.get("_entries")
+        if entries is None or name not in entries:
+            raise AttributeError(name)
+        return entries[name]  # type: ignore[no-any-return]
+
+    def _only(self) -> EntryPoint:
+        if self._single is not None:
+            return self._single
+        if len(self._entries) != 1:
+            raise TypeError(
+                f"the module exports {len(self._entries)} functions "
+                f"({', '.join(self._entries)}): call exe.<name>(...)"
+            )
+        return next(iter(self._entries.values()))
+
+    def __call__(self, *args: Any) -> Any:
+        """Calls the only exported function; see `EntryPoint.__call__`."""
+        single = self._single
+        return (single if single is not None else self._only())(*args)
+
+    def plan(self, *arrays_or_shapes: Any) -> Any:
+        """`EntryPoint.plan` of the only exported function."""
+        return self._only().plan(*arrays_or_shapes)
+
+    def stats(self) -> dict[str, Any]:
+        """Counters: ``hits``/``misses``/``evictions`` of the specialization
+        LRUs, ``disk_hits``/``disk_misses``, ``compiles``, ``swaps`` and
+        ``compile_seconds``; ``variants``: static variants per function."""
+        with self._stats_lock:
+            out: dict[str, Any] = dataclasses.asdict(self._stats)
+        out["variants"] = {name: len(e._variants) for name, e in self._entries.items()}
+        return out
+
+    def __repr__(self) -> str:
+        """Names the target, the driver and the functions."""
+        return f"<Executable {self.target} on {self.driver}: {', '.join(self._entries)}>"
+
+
+def compile(
+    module: str | os.PathLike[str] | Any,
+    target: str = "llvm-cpu",
+    *,
+    driver: str | None = None,
+    flags: Sequence[str] = (),
+    data_tiling: bool | None = None,
+    static_data_tiling: bool | None = False,
+    cache_size: int = 64,
+    hot_after: int | None = 16,
+    cache_dir: str | os.PathLike[str] | bool | None = True,
+    unplanned: bool | Collection[str] = (),
+) -> Executable:
+    """Compiles a symshape module once (Level 1) and returns a callable `Executable`.
+
+    Args:
+        module: A ``.mlir`` path, MLIR text, or an ``mlir.ir`` module.
+        target: ``"llvm-cpu"``, ``"vulkan"``, ``"cuda"``, ``"metal"``, ``"rocm"``.
+        driver: The runtime driver; None for the target's default.
+        flags: Extra ``iree-compile`` flags.
+        data_tiling: ``--iree-opt-data-tiling`` for the dynamic module: on or
+            off; None: the target's default (on for llvm-cpu), retried
+            without when the module fails to compile with it (dynamic
+            attention does in IREE 3.13).
+        static_data_tiling: The same for static variants. Off by default:
+            measured here (MLP 512-1024-512, llvm-cpu) static variants
+            without it are 1.5-4x faster at batch 1-32 and equal at 256,
+            since weights passed as arguments are repacked on every call.
+        cache_size: Specialization entries kept per function (LRU).
+        hot_after: Calls with one binding after which its static variant is
+            compiled in the background; None turns tiers off.
+        cache_dir: The disk cache directory; True for the default
+            (`default_cache_dir`), False or None for no disk cache.
+        unplanned: Function names (or True for all) whose result sizes are
+            not computed before calls: for results that depend on values
+            computed inside the function.
+
+    Raises:
+        UnplannableSizeError: A planned result size cannot be computed on
+            the host before the call.
+        PipelineError: The symshape passes reject the module.
+        CompileError: ``iree-compile`` fails.
+    """
+    text, filename = _source_text(module)
+    directory: Path | None
+    if cache_dir is True:
+        directory = default_cache_dir()
+    elif cache_dir is False or cache_dir is None:
+        directory = None
+    else:
+        directory = Path(cache_dir)
+    return Executable(
+        text,
+        filename,
+        target=target,
+        driver=driver,
+        flags=flags,
+        data_tiling=data_tiling,
+        static_data_tiling=static_data_tiling,
+        cache_size=cache_size,
+        hot_after=hot_after,
+        cache_dir=directory,
+        unplanned=unplanned,
+    )

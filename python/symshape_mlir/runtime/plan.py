@@ -1,0 +1,104 @@
+"""Level 2 plans: the output shapes and bytes of one call, computed on the host.
+
+A plan evaluates the captured result size expressions (see
+`symshape_mlir.runtime.capture`) under the axis bindings of one call, with
+Python integers checked against the int64 range (never a silent wrap)::
+
+    >>> plan = exe.plan((32, 64), (64, 128), (128,), (128, 10))
+    >>> plan.shapes, plan.nbytes, plan.total_bytes
+    (((320,),), (1280,), 1280)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from symshape_mlir.extent.errors import EvaluationError
+from symshape_mlir.runtime.capture import ResultSizes
+from symshape_mlir.runtime.errors import PlanError
+
+__all__ = ["Plan", "make_plan"]
+
+logger = logging.getLogger(__name__)
+
+_INT64_MAX = 2**63 - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """The results of one call, known before it runs.
+
+    Attributes:
+        function: The function's name.
+        bindings: The value of every axis symbol (and sizing scalar).
+        shapes: Per result its shape; None for a scalar result or a
+            function that is not planned.
+        nbytes: Per result its size in bytes; None where the shape is.
+    """
+
+    function: str
+    bindings: Mapping[str, int]
+    shapes: tuple[tuple[int, ...] | None, ...]
+    nbytes: tuple[int | None, ...]
+
+    @property
+    def total_bytes(self) -> int:
+        """The bytes of all planned results."""
+        return sum(n for n in self.nbytes if n is not None)
+
+    @property
+    def all_empty(self) -> bool:
+        """Whether every result is a planned zero-element tensor."""
+        return bool(self.shapes) and all(s is not None and math.prod(s) == 0 for s in self.shapes)
+
+
+def make_plan(
+    function: str,
+    results: Sequence[ResultSizes],
+    dtypes: Sequence[np.dtype | None],
+    bindings: Mapping[str, int],
+) -> Plan:
+    """Evaluates result sizes under ``bindings``.
+
+    Args:
+        function: The function's name, for messages.
+        results: The captured result sizes.
+        dtypes: Per result its numpy dtype (None for a scalar).
+        bindings: The value of every symbol the sizes mention.
+
+    Raises:
+        PlanError: A size is negative, divides by zero, or leaves the int64
+            range (a byte count beyond int64 too).
+    """
+    shapes: list[tuple[int, ...] | None] = []
+    nbytes: list[int | None] = []
+    for index, (result, dtype) in enumerate(zip(results, dtypes, strict=True)):
+        if result.sizes is None:
+            shapes.append(None)
+            nbytes.append(None)
+            continue
+        dims = []
+        functions = result.functions
+        for axis, expr in enumerate(result.sizes):
+            try:
+                value = functions[axis](bindings)
+            except EvaluationError as err:
+                raise PlanError(function, index, f"axis {axis}: {err}") from err
+            if value < 0:
+                raise PlanError(
+                    function, index, f"axis {axis}: size '{expr}' evaluates to {value} < 0"
+                )
+            dims.append(value)
+        count = math.prod(dims) * (dtype.itemsize if dtype is not None else 1)
+        if count > _INT64_MAX:
+            raise PlanError(
+                function, index, f"shape {tuple(dims)} needs {count} bytes, beyond int64"
+            )
+        shapes.append(tuple(dims))
+        nbytes.append(count)
+    return Plan(function, dict(bindings), tuple(shapes), tuple(nbytes))

@@ -1,0 +1,56 @@
+"""Bad scalar and tensor arguments are `SignatureError`s, never silent truncation or raw errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symshape_mlir import backend
+from symshape_mlir.backend import SignatureError
+
+PROGRAM = """
+func.func @pick(%t: tensor<?xi8>, %n: i32) -> (tensor<?xi8>, i32) {
+  return %t, %n : tensor<?xi8>, i32
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def pick() -> backend.LoadedModule:
+    """Echoes an i8 tensor and an i32 scalar."""
+    return backend.load(backend.compile_module(PROGRAM, "llvm-cpu"), "local-sync")
+
+
+@pytest.mark.parametrize(
+    "n",
+    [2**40 + 7, np.int64(2**40), 2**32, -(2**31) - 1, 2**63, -(2**64), 1.5, "7"],
+    ids=["2**40+7", "np.int64-2**40", "2**32", "below-int32", "2**63", "-2**64", "float", "str"],
+)
+def test_i32_scalar_out_of_range(pick: backend.LoadedModule, n: object) -> None:
+    """An i32 argument outside [-2**31, 2**32 - 1] (or not an integer) is refused."""
+    with pytest.raises(SignatureError, match="argument 1 of @pick"):
+        pick(np.zeros(2, np.int8), n)
+
+
+@pytest.mark.parametrize("n", [-(2**31), 7, 2**31 - 1], ids=["min", "small", "max"])
+def test_i32_scalar_in_range(pick: backend.LoadedModule, n: int) -> None:
+    """An i32 argument in range comes back unchanged."""
+    _, got = pick(np.zeros(2, np.int8), n)
+    assert got == n
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[300], [2**63], [-129], [1.5], ["a"]],
+    ids=["300", "2**63", "-129", "fraction", "string"],
+)
+def test_tensor_values_out_of_range(pick: backend.LoadedModule, values: list[object]) -> None:
+    """A list whose values a tensor<i8> cannot hold is refused, not wrapped or raised raw."""
+    with pytest.raises(SignatureError, match="argument 0 of @pick"):
+        pick(values, 1)
+
+
+def test_tensor_values_in_range(pick: backend.LoadedModule) -> None:
+    """A list of values that fit is converted."""
+    got, _ = pick([-128, 0, 127], 1)
+    np.testing.assert_array_equal(got, np.array([-128, 0, 127], np.int8))

@@ -1,0 +1,135 @@
+"""Specialization LRU, static variants (ahead of time and hot tiers), disk cache, threads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from runtime_programs import ADD
+from symshape_mlir import runtime
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "mlp.mlir"
+
+
+def _mlp_args(batch: int) -> tuple[np.ndarray, ...]:
+    rng = np.random.default_rng(batch)
+    return (
+        rng.standard_normal((batch, 64), dtype=np.float32),
+        rng.standard_normal((64, 128), dtype=np.float32) * 0.1,
+        rng.standard_normal(128, dtype=np.float32),
+        rng.standard_normal((128, 10), dtype=np.float32) * 0.1,
+    )
+
+
+def _mlp_ref(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray) -> np.ndarray:
+    return (np.maximum(x @ w1 + b1, 0.0) @ w2).reshape(-1)
+
+
+def test_lru_evicts_least_recent(tmp_path: Path) -> None:
+    """With room for two bindings, a third evicts the least recently used."""
+    exe = runtime.compile(ADD, cache_dir=tmp_path, cache_size=2, hot_after=None)
+    for batch in (1, 2, 1, 3):
+        a = np.ones((batch, 4), np.float32)
+        exe(a, a)
+    assert [key for key, _ in exe.add.specializations()] == [(1,), (3,)]
+    stats = exe.stats()
+    assert (stats["hits"], stats["misses"], stats["evictions"]) == (1, 3, 1)
+
+
+def test_pre_specialization_is_used(tmp_path: Path) -> None:
+    """pre_specialize compiles static variants that matching calls then use."""
+    exe = runtime.compile(EXAMPLE, cache_dir=tmp_path, hot_after=None)
+    exe.pre_specialize([{"batch": 1}, {"batch": 32}])
+    for batch in (1, 32, 5):
+        args = _mlp_args(batch)
+        np.testing.assert_allclose(exe.mlp(*args), _mlp_ref(*args), rtol=1e-4, atol=1e-4)
+    chosen = {key: spec.static for key, spec in exe.mlp.specializations()}
+    assert chosen == {(1,): True, (32,): True, (5,): False}
+    assert exe.stats()["variants"] == {"mlp": 2}
+
+
+def test_hot_binding_swaps_bit_identical(tmp_path: Path) -> None:
+    """A binding seen `hot_after` times gets a static variant; results stay bit-identical."""
+    exe = runtime.compile(EXAMPLE, cache_dir=tmp_path, hot_after=3)
+    args = _mlp_args(32)
+    before = [exe.mlp(*args) for _ in range(3)]
+    assert exe.wait(timeout=120)
+    (spec,) = [s for _, s in exe.mlp.specializations()]
+    assert spec.static
+    after = exe.mlp(*args)
+    assert exe.stats()["swaps"] == 1
+    for result in before:
+        assert result.tobytes() == after.tobytes()
+    exe.close()
+
+
+def test_tiers_off(tmp_path: Path) -> None:
+    """hot_after=None never compiles a variant."""
+    exe = runtime.compile(ADD, cache_dir=tmp_path, hot_after=None)
+    a = np.ones((2, 4), np.float32)
+    for _ in range(50):
+        exe(a, a)
+    assert exe.wait(timeout=1)
+    assert exe.stats()["compiles"] == 1
+
+
+_CHILD = """
+import json, sys
+import numpy as np
+from symshape_mlir import runtime
+exe = runtime.compile(sys.argv[1], cache_dir=sys.argv[2], hot_after=None)
+a = np.arange(12, dtype=np.float32).reshape(3, 4)
+out = exe(a, a)
+print(json.dumps({"stats": exe.stats(), "ok": bool((out == a + a).all())}))
+"""
+
+
+def test_two_processes_share_disk_cache(tmp_path: Path) -> None:
+    """Two processes compiling one module at once: one compiles, the other reads its artifact."""
+    source = tmp_path / "add.mlir"
+    source.write_text(ADD)
+    cache = tmp_path / "cache"
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _CHILD, str(source), str(cache)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    reports = [json.loads(child.communicate(timeout=300)[0]) for child in children]
+    assert all(report["ok"] for report in reports)
+    stats = [report["stats"] for report in reports]
+    assert sorted((s["disk_hits"], s["disk_misses"]) for s in stats) == [(0, 1), (1, 0)]
+    assert sum(s["compiles"] for s in stats) == 1
+    again = runtime.compile(source, cache_dir=cache, hot_after=None)
+    assert again.stats()["disk_hits"] == 1
+
+
+def test_threads_share_one_executable(tmp_path: Path) -> None:
+    """Several threads calling one executable at different batch sizes all get numpy's result."""
+    exe = runtime.compile(ADD, cache_dir=tmp_path, cache_size=3, hot_after=None)
+    failures: list[str] = []
+
+    def worker(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        for _ in range(40):
+            batch = int(rng.integers(0, 6))
+            a = rng.standard_normal((batch, 4)).astype(np.float32)
+            b = rng.standard_normal((batch, 4)).astype(np.float32)
+            if not np.array_equal(exe(a, b), a + b):
+                failures.append(f"thread {seed} batch {batch}")
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    stats = exe.stats()
+    assert stats["hits"] + stats["misses"] == 160
