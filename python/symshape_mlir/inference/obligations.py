@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import TypeAlias
 
 from mlir import ir
 
@@ -64,7 +65,7 @@ __all__ = [
 ]
 
 
-Source = ir.Value | tuple[ir.Value, int]
+Source: TypeAlias = ir.Value | tuple[ir.Value, int]
 """A value a quantity reads: a tensor or scalar, or ``(tensor, k)`` for an element."""
 
 
@@ -217,7 +218,7 @@ class Obligation:
     origin: Origin | None
     condition: Condition | None
     self_checked: bool = False
-    discharged: bool = field(default=False)
+    discharged: bool = False
 
     @property
     def weakest(self) -> ShapeExtent:

@@ -281,6 +281,27 @@ class InferenceState:
                 plus.expr - minus.expr)  # type: ignore[operator]
         return known
 
+    def value_symbols(self, value: ir.Value) -> dict[str, str]:
+        """The fresh symbols inference made for the integer value of ``value``.
+
+        Returns:
+            Symbol name -> its role: ``"value"`` (the symbol is the value,
+            used as a size, which is checked to be non-negative), ``"plus"``
+            and ``"minus"`` (the value is ``plus - minus``: a value of unknown
+            sign). Empty when inference made none. This is how a runtime binds
+            the symbols from the argument values of a call.
+        """
+        roles: dict[str, str] = {}
+        for key in (value, ("raw", value)):
+            plain = self._fresh_for.get(key)
+            if plain is not None and isinstance(plain.expr, Sym):
+                roles[plain.expr.name] = "value"
+            signed = self._fresh_for.get(("signed", key))
+            if signed is not None:
+                for term, coef in signed.expr.terms:  # type: ignore[union-attr]
+                    roles[term.name] = "plus" if coef > 0 else "minus"
+        return roles
+
     def fresh_mark(self) -> int:
         """A marker: fresh symbols made after it are :meth:`made_since` it."""
         return len(self._fresh_names)

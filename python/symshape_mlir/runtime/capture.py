@@ -63,24 +63,33 @@ class ArgumentSizes:
     Attributes:
         shape: One extent per axis of a tensor argument (named axes, constants,
             fresh symbols of unnamed dynamic axes); None for a scalar.
-        scalar: For an integer scalar (or 0-d integer tensor) whose value
-            sizes a tensor, the symbol standing for that value; else None.
+        scalars: For an integer scalar (or 0-d integer tensor) whose value
+            sizes a tensor, the symbols standing for that value and their roles
+            (:meth:`InferenceState.value_symbols`: ``value``, or ``plus`` and
+            ``minus`` for a value of unknown sign, ``plus - minus``).
     """
 
     shape: tuple[ShapeExtent, ...] | None
-    scalar: str | None = None
+    scalars: tuple[tuple[str, str], ...] = ()
+
+    def bind(self, value: int, bindings: dict[str, int]) -> None:
+        """Binds the scalar symbols from the argument's value."""
+        for symbol, role in self.scalars:
+            bindings[symbol] = value if role == "value" else \
+                max(value, 0) if role == "plus" else max(-value, 0)
 
     def to_json(self) -> dict[str, Any]:
         """Returns a JSON-ready dict."""
         shape = None if self.shape is None else [_extent_json(e) for e in self.shape]
-        return {"shape": shape, "scalar": self.scalar}
+        return {"shape": shape, "scalars": [list(s) for s in self.scalars]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ArgumentSizes:
         """Rebuilds from `to_json` output."""
         shape = data["shape"]
         return cls(
-            None if shape is None else tuple(_extent_from_json(e) for e in shape), data["scalar"]
+            None if shape is None else tuple(_extent_from_json(e) for e in shape),
+            tuple((s, r) for s, r in data["scalars"]),
         )
 
 
@@ -139,7 +148,7 @@ class FunctionSizes:
     def is_static(self) -> bool:
         """Whether every argument and result extent is a constant."""
         for argument in self.arguments:
-            if argument.scalar is not None:
+            if argument.scalars:
                 return False
             for extent in argument.shape or ():
                 if extent.expr is None or extent.expr.const_value is None:
@@ -168,17 +177,15 @@ class FunctionSizes:
         )
 
 
-def _is_integer_scalar(type_: ir.Type) -> str | None:
-    """The fresh-symbol key role of an argument whose value may size a tensor."""
+def _is_integer_scalar(type_: ir.Type) -> bool:
+    """Whether an argument's integer value may size a tensor."""
     if isinstance(type_, (ir.IndexType, ir.IntegerType)):
-        return "value"
-    if (
+        return True
+    return (
         isinstance(type_, ir.RankedTensorType)
         and type_.rank == 0
         and isinstance(type_.element_type, (ir.IndexType, ir.IntegerType))
-    ):
-        return "raw"
-    return None
+    )
 
 
 def _first_mention(state: InferenceState, symbol: str) -> ir.Operation | None:
@@ -199,22 +206,21 @@ def _capture_function(func: ir.Operation, state: InferenceState, planned: bool) 
     arguments: list[ArgumentSizes] = []
     allowed: set[str] = set()
     for arg in summary.arguments:
-        role = _is_integer_scalar(arg.type)
-        scalar = None
-        if role is not None:
-            key: object = arg if role == "value" else ("raw", arg)
-            symbol = state.resolve(state.fresh(key)).expr
-            if symbol is not None and symbol.free_symbols == {str(symbol)}:
-                scalar = str(symbol)
-                allowed.add(scalar)
+        scalars: tuple[tuple[str, str], ...] = ()
+        if _is_integer_scalar(arg.type):
+            # Only symbols still free (not unified with an axis) are bound here.
+            scalars = tuple(sorted(
+                (symbol, role) for symbol, role in state.value_symbols(arg).items()
+                if symbol not in state.substitution))
+            allowed |= {symbol for symbol, _ in scalars}
         shape = state.facts_of(arg).shape
         if shape is not None and isinstance(arg.type, ir.RankedTensorType):
             resolved = tuple(state.resolve(e) for e in shape)
             for extent in resolved:
                 allowed |= extent.free_symbols
-            arguments.append(ArgumentSizes(resolved, scalar))
+            arguments.append(ArgumentSizes(resolved, scalars))
         else:
-            arguments.append(ArgumentSizes(None, scalar))
+            arguments.append(ArgumentSizes(None, scalars))
     results: list[ResultSizes] = []
     body = func.regions[0].blocks[0]
     returned = list(body.operations)[-1].operation

@@ -152,9 +152,9 @@ class EntryPoint:
                 else:
                     self._general = True
         self._scalar_key = [
-            (i, argument.scalar)
+            (i, argument)
             for i, argument in enumerate(self.sizes.arguments)
-            if argument.scalar is not None and argument.scalar in used
+            if any(symbol in used for symbol, _ in argument.scalars)
         ]
         self.named_axes = self.sizes.named_axes
         self.is_static = self.sizes.is_static and not self._general
@@ -163,8 +163,8 @@ class EntryPoint:
     def _bindings(self, shapes: Sequence[tuple[int, ...]], values: Sequence[Any]) -> dict[str, int]:
         """Full binding extraction: raises `AxisBindingError` with the conflict."""
         bindings = extract_bindings(self._patterns, shapes)
-        for i, symbol in self._scalar_key:
-            bindings[symbol] = values[i]
+        for i, argument in self._scalar_key:
+            argument.bind(int(values[i]), bindings)
         return bindings
 
     def _key(self, shapes: Sequence[tuple[int, ...]], values: Sequence[Any]) -> Key:
@@ -192,8 +192,8 @@ class EntryPoint:
         if self._general:
             return self._bindings(shapes, values)
         bindings = dict(zip(self.symbols, key, strict=False))
-        for i, symbol in self._scalar_key:
-            bindings[symbol] = values[i]
+        for i, argument in self._scalar_key:
+            argument.bind(int(values[i]), bindings)
         return bindings
 
     # -- arguments -----------------------------------------------------------------

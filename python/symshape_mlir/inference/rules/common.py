@@ -150,14 +150,15 @@ def result_dims(
     """Extents of a result type whose dynamic dims are given by ``sizes`` (in
     order); ``op`` uses them as sizes (see :func:`size_extent`)."""
     cache = state.cache.setdefault("dims", {})
-    dims = cache.get(result_type)
+    dims: tuple[int, ...] | None = cache.get(result_type)  # type: ignore[assignment]
     if dims is None:
-        dims = cache[result_type] = tuple(ir.RankedTensorType(result_type).shape)
+        dims = tuple(ir.RankedTensorType(result_type).shape)
+        cache[result_type] = dims
     values = iter(sizes)
     return tuple(
         size_extent(state, next(values), op, f"size of result axis {axis}")
         if d == DYNAMIC else const_extent(d)
-        for axis, d in enumerate(dims))  # type: ignore[attr-defined]
+        for axis, d in enumerate(dims))
 
 
 def local_extents(

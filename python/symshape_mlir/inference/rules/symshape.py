@@ -134,9 +134,9 @@ def _broadcast_in_dim(op: ir.Operation, state: InferenceState) -> Facts:
     for in_axis, out_axis in enumerate(dims):
         target = wanted[out_axis]
         if target is not None:
-            have = Quantity.dim(source, in_axis)
-            checks[out_axis] = (Compare("eq", have, target),
-                                Compare("eq", have, Quantity.const(1)))
+            size = Quantity.dim(source, in_axis)
+            checks[out_axis] = (Compare("eq", size, target),
+                                Compare("eq", size, Quantity.const(1)))
     # Every target axis is a true size (an added axis is computed at run time,
     # so deferring it needs no check); each input axis is 1 or its target.
     for axis, (target, origin) in enumerate(zip(targets, origins)):
