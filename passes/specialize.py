@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 
 from mlir import ir
@@ -167,11 +168,10 @@ def parse_bindings(text: str) -> tuple[dict[str, int], list[str]]:
         if not is_identifier(name) or is_fresh_name(name):
             problems.append(f"entry '{entry}': '{name}' is not an axis name")
             continue
-        try:
-            value = int(value_text, 10)
-        except ValueError:
+        if re.fullmatch(r"-?[0-9]+", value_text) is None:
             problems.append(f"entry '{entry}': '{value_text}' is not an integer")
             continue
+        value = int(value_text)
         if value < 0:
             problems.append(f"axis '{name}' is bound to {value}: extents are non-negative")
             continue

@@ -25,3 +25,12 @@ func.func @extent_escapes(%x: tensor<?xf32>) -> !symshape.extent {
 func.func @user_attribute() attributes {note = #symshape.expr<batch>} {
   return
 }
+
+// -----
+
+// An extent passed as a function argument has no index value to lower to.
+// expected-error @below {{an extent value that is a function or block argument cannot be lowered: extent values cannot cross function or region boundaries; pass an index and use symshape.from_index}}
+func.func @extent_argument(%e: !symshape.extent) -> index {
+  %i = symshape.to_index %e
+  return %i : index
+}

@@ -5,6 +5,7 @@
 // RUN: not symshape-opt --symshape-specialize='bindings="batch=-1"' %s 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // RUN: not symshape-opt --symshape-specialize='bindings="batch=32,seq"' %s 2>&1 | FileCheck %s --check-prefix=NO-VALUE
 // RUN: not symshape-opt --symshape-specialize='bindings="batch=3x"' %s 2>&1 | FileCheck %s --check-prefix=NOT-INTEGER
+// RUN: not symshape-opt --symshape-specialize='bindings="batch=1_000"' %s 2>&1 | FileCheck %s --check-prefix=UNDERSCORE
 // RUN: not symshape-opt --symshape-specialize='bindings="batch=18446744073709551616"' %s 2>&1 | FileCheck %s --check-prefix=TOO-LARGE
 // RUN: not symshape-opt --symshape-specialize='bindings="2d=3"' %s 2>&1 | FileCheck %s --check-prefix=NOT-A-NAME
 // RUN: not symshape-opt --symshape-specialize='bindings="batch=1,batch=2"' %s 2>&1 | FileCheck %s --check-prefix=TWICE
@@ -14,6 +15,7 @@
 // NEGATIVE:    symshape-opt: error: symshape-specialize: invalid bindings 'batch=-1': axis 'batch' is bound to -1: extents are non-negative
 // NO-VALUE:    symshape-opt: error: symshape-specialize: invalid bindings 'batch=32,seq': entry 'seq' is not NAME=VALUE
 // TOO-LARGE:   symshape-opt: error: symshape-specialize: invalid bindings 'batch=18446744073709551616': axis 'batch' is bound to 18446744073709551616: beyond the int64 range
+// UNDERSCORE:  symshape-opt: error: symshape-specialize: invalid bindings 'batch=1_000': entry 'batch=1_000': '1_000' is not an integer
 // NOT-INTEGER: symshape-opt: error: symshape-specialize: invalid bindings 'batch=3x': entry 'batch=3x': '3x' is not an integer
 // NOT-A-NAME:  symshape-opt: error: symshape-specialize: invalid bindings '2d=3': entry '2d=3': '2d' is not an axis name
 // TWICE:       symshape-opt: error: symshape-specialize: invalid bindings 'batch=1,batch=2': axis 'batch' is bound twice (to 1 and 2)

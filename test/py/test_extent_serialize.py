@@ -58,6 +58,8 @@ MALFORMED = [
     ("bad_integer", "v1;c x", "expected an integer field"),
     ("bad_symbol", "v1;s 9a", "invalid symbol name"),
     ("wrong_arity", "v1;s a;fd 0", "wrong number of fields"),
+    ("huge_exponent", "v1;s a;* 0 1000000", "total at most 1024"),
+    ("zero_exponent", "v1;s a;* 0 0", "exponents must be positive"),
 ]
 
 

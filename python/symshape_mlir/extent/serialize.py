@@ -94,6 +94,10 @@ def _record(node: Expr, index: dict[Expr, int]) -> Node:
     raise TypeError(f"unexpected node {node!r}")
 
 
+MAX_DEGREE = 1024
+"""The largest total exponent a product record may hold (more is malformed input)."""
+
+
 def from_postorder(nodes: Sequence[Sequence[str | int]]) -> Expr:
     """Rebuilds the expression whose records :func:`to_postorder` returned.
 
@@ -138,8 +142,12 @@ def _build(record: Sequence[str | int], built: list[Expr]) -> Expr:
         pairs = zip(fields[1::2], fields[2::2], strict=True)
         return add(_int(fields[0]), *(mul(_int(k), _ref(built, i)) for i, k in pairs))
     if kind == "*" and fields and len(fields) % 2 == 0:
-        pairs = zip(fields[0::2], fields[1::2], strict=True)
-        return mul(*(_ref(built, i) for i, e in pairs for _ in range(_int(e))))
+        pairs = list(zip(fields[0::2], fields[1::2], strict=True))
+        exponents = [_int(e) for _, e in pairs]
+        if any(e < 1 for e in exponents) or sum(exponents) > MAX_DEGREE:
+            raise ValueError(f"exponents must be positive and total at most {MAX_DEGREE}")
+        return mul(*(_ref(built, i) for (i, _), e in zip(pairs, exponents, strict=True)
+                     for _ in range(e)))
     if kind in ("fd", "cd", "mod") and len(fields) == 2:
         ctor = {"fd": floordiv, "cd": ceildiv, "mod": mod}[kind]
         return ctor(_ref(built, fields[0]), _ref(built, fields[1]))

@@ -22,6 +22,9 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import arith, cf, tensor
 
+from symshape_mlir.extent.expr import INT64_MAX, INT64_MIN
+from symshape_mlir.lowering.errors import LoweringError
+
 __all__ = ["IndexBuilder"]
 
 
@@ -35,7 +38,14 @@ class IndexBuilder:
     # -- constants and facts ------------------------------------------------
 
     def const(self, value: int) -> ir.Value:
-        """An ``arith.constant`` of index type."""
+        """An ``arith.constant`` of index type.
+
+        Raises:
+            LoweringError: at the current location, for a value beyond int64.
+        """
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise LoweringError(ir.Location.current,
+                                f"the constant {value} is beyond the int64 range of index")
         result = arith.ConstantOp(self.index, value).result
         if value >= 0:
             self._nonneg.add(result)

@@ -58,7 +58,21 @@ class LoweringState:
         return fn() is True
 
     def extent(self, value: ir.Value) -> ir.Value:
-        return self.extents[value]
+        """The lowered index value of an extent-typed value.
+
+        Raises:
+            LoweringError: for an extent that is a block argument (it crossed
+                a function or region boundary).
+        """
+        lowered = self.extents.get(value)
+        if lowered is None:
+            owner = value.owner
+            where = owner.owner.location if isinstance(owner, ir.Block) else owner.location
+            raise LoweringError(where, "an extent value that is a function or block argument "
+                                       "cannot be lowered: extent values cannot cross function "
+                                       "or region boundaries; pass an index and use "
+                                       "symshape.from_index")
+        return lowered
 
 
 Rule = Callable[[ir.Operation, LoweringState], None]

@@ -262,6 +262,10 @@ class PassPipeline:
         except LocatedError as error:
             collector.report(Diagnostic.at(Severity.ERROR, error.location, error.message,
                                            notes=error.notes))
+        except RecursionError:
+            collector.report(Diagnostic.at(
+                Severity.ERROR, op, f"{instance.name}: the IR is nested too deeply to process "
+                                    "(regions or expressions beyond the recursion limit)"))
         if instance.preserves_analyses:
             self._preserved_by = index
         else:

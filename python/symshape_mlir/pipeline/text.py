@@ -62,6 +62,10 @@ class NestedPipeline:
 PipelineElement: TypeAlias = "PassElement | NestedPipeline"
 
 
+MAX_NESTING = 64
+"""Deepest pipeline nesting accepted (``builtin.module(func.func(...))`` is 2)."""
+
+
 def parse_pipeline(text: str) -> NestedPipeline:
     """Parses a full pipeline such as ``builtin.module(cse,func.func(canonicalize))``.
 
@@ -100,6 +104,7 @@ class _Parser:
     def __init__(self, text: str):
         self.text = text
         self.position = 0
+        self.depth = 0
 
     def element_list(self, closing: str) -> tuple[PipelineElement, ...]:
         self._skip_space()
@@ -123,7 +128,11 @@ class _Parser:
         self._skip_space()
         if self._peek() == "(":
             self.position += 1
+            self.depth += 1
+            if self.depth > MAX_NESTING:
+                raise self._error(f"pipeline nested deeper than {MAX_NESTING} levels")
             elements = self.element_list(closing=")")
+            self.depth -= 1
             self._skip_space()
             if self._peek() != ")":
                 raise self._error(f"expected ',' or ')' in the pipeline nested on '{name}'")
