@@ -142,12 +142,11 @@ def _build(record: Sequence[str | int], built: list[Expr]) -> Expr:
         pairs = zip(fields[1::2], fields[2::2], strict=True)
         return add(_int(fields[0]), *(mul(_int(k), _ref(built, i)) for i, k in pairs))
     if kind == "*" and fields and len(fields) % 2 == 0:
-        pairs = list(zip(fields[0::2], fields[1::2], strict=True))
-        exponents = [_int(e) for _, e in pairs]
+        factors = [_ref(built, i) for i in fields[0::2]]
+        exponents = [_int(e) for e in fields[1::2]]
         if any(e < 1 for e in exponents) or sum(exponents) > MAX_DEGREE:
             raise ValueError(f"exponents must be positive and total at most {MAX_DEGREE}")
-        return mul(*(_ref(built, i) for (i, _), e in zip(pairs, exponents, strict=True)
-                     for _ in range(e)))
+        return mul(*(f for f, e in zip(factors, exponents, strict=True) for _ in range(e)))
     if kind in ("fd", "cd", "mod") and len(fields) == 2:
         ctor = {"fd": floordiv, "cd": ceildiv, "mod": mod}[kind]
         return ctor(_ref(built, fields[0]), _ref(built, fields[1]))

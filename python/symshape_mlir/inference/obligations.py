@@ -43,7 +43,7 @@ contract decides and :mod:`symshape_mlir.lowering` emits the check:
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -58,6 +58,7 @@ __all__ = [
     "Compare",
     "Condition",
     "Kind",
+    "LazyCondition",
     "Obligation",
     "Quantity",
     "Source",
@@ -184,6 +185,9 @@ class Compare:
 
 Condition = tuple[Compare, ...]
 """A disjunction: the obligation holds at run time when any comparison does."""
+
+LazyCondition: TypeAlias = "Condition | Callable[[], Condition] | None"
+"""A condition, a function that builds it when an obligation is recorded, or none."""
 
 NO_CHECK: Condition = ()
 """For an obligation that holds at run time by construction (a size the op

@@ -74,7 +74,7 @@ from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, preferre
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt, prove_nonnegative
 from symshape_mlir.inference.errors import OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
-from symshape_mlir.inference.obligations import Condition, Kind, Obligation, Status
+from symshape_mlir.inference.obligations import Condition, Kind, LazyCondition, Obligation, Status
 
 __all__ = [
     "POLICIES",
@@ -327,7 +327,7 @@ class InferenceState:
         b: ShapeExtent,
         op: ir.Operation,
         what: Callable[[], str],
-        condition: Condition | None = None,
+        condition: LazyCondition = None,
         origin: Origin | None = None,
         self_checked: bool = False,
     ) -> ShapeExtent:
@@ -343,8 +343,9 @@ class InferenceState:
             op: the op requiring it (for the error location).
             what: describes the two extents, for the error message
                 (``"operand #0 axis 1 and operand #1 axis 0"``).
-            condition: the run-time form of the equality (``None``: none
-                exists, and an unproven equality is rejected).
+            condition: the run-time form of the equality, or a function
+                building it (called only if it is recorded); ``None``: none
+                exists, and an unproven equality is rejected.
             origin: the op that weakened a side, when known.
             self_checked: the op's lowering checks it (see :class:`Obligation`).
 
@@ -403,7 +404,7 @@ class InferenceState:
 
     def require_exact(
         self, extent: ShapeExtent, op: ir.Operation, field: str,
-        condition: Condition | None = None, origin: Origin | None = None,
+        condition: LazyCondition = None, origin: Origin | None = None,
         self_checked: bool = False,
     ) -> None:
         """Records that ``op`` needs ``extent`` as a true size (a reshape target)."""
@@ -434,7 +435,7 @@ class InferenceState:
 
     def require_at_most(
         self, lhs: ShapeExtent, rhs: ShapeExtent, op: ir.Operation, field: str,
-        condition: Condition | None, origin: Origin | None = None,
+        condition: LazyCondition, origin: Origin | None = None,
         self_checked: bool = False,
     ) -> None:
         """Records that ``op`` needs ``lhs <= rhs`` (a slice within its source).
@@ -455,7 +456,7 @@ class InferenceState:
 
     def require_broadcastable(
         self, have: ShapeExtent, target: ShapeExtent, op: ir.Operation, field: str,
-        condition: Condition | None, origin: Origin | None = None,
+        condition: LazyCondition, origin: Origin | None = None,
         self_checked: bool = False,
     ) -> None:
         """Records that a broadcast input extent ``have`` must be 1 or ``target``."""
@@ -477,9 +478,11 @@ class InferenceState:
 
     def _record(
         self, op: ir.Operation, kind: Kind, field: str, status: Status,
-        observed: tuple[ShapeExtent, ...], condition: Condition | None, origin: Origin | None,
+        observed: tuple[ShapeExtent, ...], condition: LazyCondition, origin: Origin | None,
         self_checked: bool = False,
     ) -> None:
+        if callable(condition):
+            condition = condition()
         self.obligations.append(
             Obligation(op, kind, field, status, observed, origin, condition, self_checked))
 

@@ -76,6 +76,7 @@ _NONNEG_ONLY: dict[str, _Build] = {
     "index.rems": canon.mod, "index.remu": canon.mod, "index.ceildivu": canon.ceildiv,
     "index.minu": canon.minimum, "index.maxu": canon.maximum,
 }
+_DIVIDING = (canon.floordiv, canon.ceildiv, canon.mod)
 _BOUNDED: dict[str, Callable[[ShapeExtent, ShapeExtent], ShapeExtent]] = {
     "arith.addi": g.add, "arith.minsi": g.minimum, "arith.maxsi": g.maximum,
     "index.add": g.add, "index.mins": g.minimum, "index.maxs": g.maximum,
@@ -102,9 +103,12 @@ def _combine(name: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -
             build = _NONNEG_ONLY.get(name)
             if build is None or not (_nonneg(x, state) and _nonneg(y, state)):  # type: ignore[arg-type]
                 return UNKNOWN
-        # A division that ran did not divide by zero (resolve guards it), so
-        # an exact symbolic quotient is the value: (64 * b * s) / (64 * b) = s.
-        return Exact(cancel_exact_divisions(build(x, y)))  # type: ignore[arg-type]
+        value = build(x, y)  # type: ignore[arg-type]
+        if build in _DIVIDING:
+            # A division that ran did not divide by zero (resolve guards it), so
+            # an exact symbolic quotient is the value: (64 * b * s) / (64 * b) = s.
+            value = cancel_exact_divisions(value)
+        return Exact(value)
     bounded = _BOUNDED.get(name)
     if bounded is not None and a.strength and b.strength:
         return bounded(a, b)

@@ -45,7 +45,7 @@ from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_ge, prove_lt
 from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.facts import ValueFacts
-from symshape_mlir.inference.obligations import Compare, Quantity
+from symshape_mlir.inference.obligations import Compare, Condition, Quantity
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import (
     DYNAMIC,
@@ -373,10 +373,12 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
                 op.location,
                 f"target extent {axis} is {target}: tensor.reshape has no -1 or 0 convention "
                 "(compute the extent from the element count)")
-    count = same_size(
-        Quantity.product([(source_value, a) for a in range(len(source))]),
-        Quantity.of(lambda *xs: _multiply(xs),
-                    *(Quantity.element(shape_value, a) for a in range(rank))))
+    def count() -> Condition:
+        return same_size(
+            Quantity.product([(source_value, a) for a in range(len(source))]),
+            Quantity.of(lambda *xs: _multiply(xs),
+                        *(Quantity.element(shape_value, a) for a in range(rank))))
+
     for axis, target in enumerate(targets):
         state.require_exact(target, op, f"reshape shape element {axis}", count,
                             value_origin(state, shape_value))
