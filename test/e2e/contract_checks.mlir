@@ -2,7 +2,10 @@
 // every path the contract guards. Resolved with symshape-verify-contract in
 // defer mode, each fails cleanly at run time when the truncation count k is
 // below the axis (the bound is not the size) and matches numpy otherwise
-// (test_contract_runtime.py). Bindings: n (rows of %x), k.
+// (test_contract_runtime.py).
+//
+// Reference: per function, the numpy expression in test_contract_runtime.py
+// (2 * x, x, x.sum(axis=1), x[:4], ...). Bindings: n (rows of %x), k.
 
 // x + truncate(x, k): the operands of an elementwise op.
 func.func @elementwise(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
