@@ -82,3 +82,23 @@ func.func @signed_division(%a: index, %b: index) -> index {
   %q = arith.divsi %a, %b : index
   return %q : index
 }
+
+// -----
+
+// Extent arithmetic on scalars read from data may leave int64: each step is
+// checked (a wrapped size would be a wrong answer), as is the division.
+// CHECK-LABEL: func.func @scalar_arithmetic
+// CHECK:         %[[B:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:         %[[SUM:.*]] = arith.addi %[[B]], %{{.*}} : index
+// CHECK:         cf.assert %{{.*}}, "symshape: extent arithmetic overflows int64 ({{.*}}resolve_checks.mlir:[[@LINE+7]]:10)"
+// CHECK:         cf.assert %{{.*}}, "symshape: division by zero in {{.*}}"
+// CHECK:         cf.assert %{{.*}}, "symshape: division overflow in {{.*}}"
+func.func @scalar_arithmetic(%a: tensor<i64>, %b: tensor<i64>) -> index {
+  %sa = symshape.runtime_scalar %a index : tensor<i64>
+  %sb = symshape.runtime_scalar %b index : tensor<i64>
+  %one = symshape.const 1
+  %den = symshape.add %sb, %one
+  %q = symshape.floordiv %sa, %den
+  %i = symshape.to_index %q
+  return %i : index
+}

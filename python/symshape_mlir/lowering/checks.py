@@ -139,5 +139,5 @@ def _scalar(b: IndexBuilder, source: ir.Value | tuple[ir.Value, int], where: str
     if isinstance(source.type, ir.RankedTensorType):
         return b.scalar_at(source, where=where)
     if isinstance(source.type, ir.IndexType):
-        return source
-    return arith.IndexCastOp(b.index, source).result
+        return b.mark_wide(source)
+    return b.mark_wide(arith.IndexCastOp(b.index, source).result)

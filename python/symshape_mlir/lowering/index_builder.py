@@ -17,7 +17,7 @@ that fails the call with a message naming the expression:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from mlir import ir
 from mlir.dialects import arith, cf, tensor
@@ -34,6 +34,9 @@ class IndexBuilder:
     def __init__(self) -> None:
         self.index = ir.IndexType.get()
         self._nonneg: set[ir.Value] = set()
+        # Values that may lie anywhere in int64 (read from data): arithmetic
+        # on them is checked for overflow.
+        self._wide: set[ir.Value] = set()
 
     # -- constants and facts ------------------------------------------------
 
@@ -99,10 +102,11 @@ class IndexBuilder:
         """
         element = tensor.ExtractOp(tensor_value, coords or []).result
         if isinstance(element.type, ir.IndexType):
+            self.mark_wide(element)
             return self.max(element, self.const(0)) if clamp_nonneg else element
         width = ir.IntegerType(element.type).width
         if width >= 32:
-            value = arith.IndexCastOp(self.index, element).result
+            value = self.mark_wide(arith.IndexCastOp(self.index, element).result)
             return self.max(value, self.const(0)) if clamp_nonneg else value
         i64 = ir.IntegerType.get_signless(64)
         wide = arith.ExtSIOp(i64, element).result
@@ -123,6 +127,21 @@ class IndexBuilder:
             return None
         return self.const(fn(a, b))
 
+    def mark_wide(self, value: ir.Value) -> ir.Value:
+        """Records that ``value`` may be any int64 (a scalar read from data)."""
+        self._wide.add(value)
+        return value
+
+    def _checked(self, lhs: ir.Value, rhs: ir.Value, result: ir.Value,
+                 overflow: Callable[[], ir.Value]) -> ir.Value:
+        """``result``; when an operand is wide, checks ``overflow()`` is false first."""
+        if lhs in self._wide or rhs in self._wide:
+            true = arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result
+            self.check(arith.XOrIOp(overflow(), true).result,
+                       f"symshape: extent arithmetic overflows int64 ({_here()})")
+            self._wide.add(result)
+        return result
+
     def add(self, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
         if self.constant_of(rhs) == 0:
             return lhs
@@ -134,13 +153,22 @@ class IndexBuilder:
         result = arith.AddIOp(lhs, rhs).result
         if self.is_nonneg(lhs) and self.is_nonneg(rhs):
             self._nonneg.add(result)
-        return result
+        # Signed overflow: both operands' signs differ from the result's.
+        return self._checked(lhs, rhs, result, lambda: self._negative(
+            arith.AndIOp(arith.XOrIOp(lhs, result).result, arith.XOrIOp(rhs, result).result)
+            .result))
 
     def sub(self, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
         if self.constant_of(rhs) == 0:
             return lhs
         folded = self._fold(lhs, rhs, lambda a, b: a - b)
-        return folded if folded is not None else arith.SubIOp(lhs, rhs).result
+        if folded is not None:
+            return folded
+        result = arith.SubIOp(lhs, rhs).result
+        # Signed overflow: the operands' signs differ and the result's is not lhs's.
+        return self._checked(lhs, rhs, result, lambda: self._negative(
+            arith.AndIOp(arith.XOrIOp(lhs, rhs).result, arith.XOrIOp(lhs, result).result)
+            .result))
 
     def mul(self, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
         if self.constant_of(rhs) == 1:
@@ -150,10 +178,19 @@ class IndexBuilder:
         folded = self._fold(lhs, rhs, lambda a, b: a * b)
         if folded is not None:
             return folded
-        result = arith.MulIOp(lhs, rhs).result
+        if lhs in self._wide or rhs in self._wide:
+            wide = arith.MulSIExtendedOp(lhs, rhs)
+            low, high = wide.results[0], wide.results[1]
+            sign = arith.ShRSIOp(low, self.const(63)).result
+            result = self._checked(lhs, rhs, low, lambda: self.cmp("ne", high, sign))
+        else:
+            result = arith.MulIOp(lhs, rhs).result
         if self.is_nonneg(lhs) and self.is_nonneg(rhs):
             self._nonneg.add(result)
         return result
+
+    def _negative(self, value: ir.Value) -> ir.Value:
+        return self.cmp("slt", value, self.const(0))
 
     def product(self, values: Sequence[ir.Value]) -> ir.Value:
         """The product of ``values`` (1 for none)."""
@@ -169,7 +206,7 @@ class IndexBuilder:
         result = arith.MinSIOp(lhs, rhs).result
         if self.is_nonneg(lhs) and self.is_nonneg(rhs):
             self._nonneg.add(result)
-        return result
+        return self._widened(lhs, rhs, result)
 
     def max(self, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
         folded = self._fold(lhs, rhs, max)
@@ -178,6 +215,11 @@ class IndexBuilder:
         result = arith.MaxSIOp(lhs, rhs).result
         if self.is_nonneg(lhs) or self.is_nonneg(rhs):
             self._nonneg.add(result)
+        return self._widened(lhs, rhs, result)
+
+    def _widened(self, lhs: ir.Value, rhs: ir.Value, result: ir.Value) -> ir.Value:
+        if lhs in self._wide or rhs in self._wide:
+            self._wide.add(result)
         return result
 
     def cmp(self, predicate: str, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
@@ -265,3 +307,10 @@ class IndexBuilder:
 
 
 _PREDICATES = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5}
+
+
+def _here() -> str:
+    """``file:line:col`` of the current location (for check messages)."""
+    from symshape_mlir.lowering.exprs import location_text
+
+    return location_text(ir.Location.current)

@@ -263,9 +263,10 @@ class PassPipeline:
             collector.report(Diagnostic.at(Severity.ERROR, error.location, error.message,
                                            notes=error.notes))
         except RecursionError:
+            deepest, depth = _deepest(op)
             collector.report(Diagnostic.at(
-                Severity.ERROR, op, f"{instance.name}: the IR is nested too deeply to process "
-                                    "(regions or expressions beyond the recursion limit)"))
+                Severity.ERROR, deepest, f"{instance.name}: the IR is nested too deeply to "
+                                         f"process ({depth} levels of regions here)"))
         if instance.preserves_analyses:
             self._preserved_by = index
         else:
@@ -273,6 +274,21 @@ class PassPipeline:
             self._preserved_by = -1
         if collector.error_count > errors_before:
             pass_.signal_pass_failure()
+
+
+def _deepest(root: ir.Operation) -> tuple[ir.Operation, int]:
+    """The most deeply nested op under ``root`` and its depth (walked without recursion)."""
+    best, best_depth = root, 0
+    stack = [(root, 0)]
+    while stack:
+        op, depth = stack.pop()
+        if depth > best_depth:
+            best, best_depth = op, depth
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    stack.append((inner.operation, depth + 1))
+    return best, best_depth
 
 
 def run_pipeline(
