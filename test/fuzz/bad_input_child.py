@@ -287,8 +287,8 @@ def _runtime(case: Mapping[str, Any]) -> dict[str, Any]:
     import re
 
     import numpy as np
-    from bad_input_programs import ORACLES
 
+    from bad_input_programs import ORACLES
     from symshape_mlir import backend
 
     compiled = backend.CompiledModule(Path(case["vmfb"]).read_bytes(), "llvm-cpu", ())
@@ -347,7 +347,6 @@ def _compile(case: Mapping[str, Any]) -> dict[str, Any]:
     import subprocess
 
     from bad_input_programs import RUNTIME_PASSES, RUNTIME_SOURCE
-
     from symshape_mlir import backend
 
     opt = Path(sys.executable).with_name("symshape-opt")
