@@ -178,16 +178,31 @@ class IndexBuilder:
         folded = self._fold(lhs, rhs, lambda a, b: a * b)
         if folded is not None:
             return folded
+        result = arith.MulIOp(lhs, rhs).result
         if lhs in self._wide or rhs in self._wide:
-            wide = arith.MulSIExtendedOp(lhs, rhs)
-            low, high = wide.results[0], wide.results[1]
-            sign = arith.ShRSIOp(low, self.const(63)).result
-            result = self._checked(lhs, rhs, low, lambda: self.cmp("ne", high, sign))
-        else:
-            result = arith.MulIOp(lhs, rhs).result
+            result = self._checked(lhs, rhs, result,
+                                   lambda: self._mul_overflows(lhs, rhs, result))
         if self.is_nonneg(lhs) and self.is_nonneg(rhs):
             self._nonneg.add(result)
         return result
+
+    def _mul_overflows(self, lhs: ir.Value, rhs: ir.Value, product: ir.Value) -> ir.Value:
+        """Whether the wrapped ``product`` of ``lhs * rhs`` overflowed.
+
+        IREE has no extended multiply on the host, so: for ``lhs`` other than
+        0 and -1, the product is exact iff ``product / lhs == rhs``; for -1,
+        only ``rhs == INT64_MIN`` overflows.
+        """
+        zero, minus_one = self.const(0), self.const(-1)
+        is_minus_one = self.cmp("eq", lhs, minus_one)
+        trivial = arith.OrIOp(self.cmp("eq", lhs, zero), is_minus_one).result
+        divisor = self.select(trivial, self.const(1), lhs)
+        general = arith.AndIOp(
+            arith.XOrIOp(trivial, arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result)
+            .result,
+            self.cmp("ne", arith.DivSIOp(product, divisor).result, rhs)).result
+        smallest = self.cmp("eq", rhs, self.const(INT64_MIN))
+        return arith.OrIOp(general, arith.AndIOp(is_minus_one, smallest).result).result
 
     def _negative(self, value: ir.Value) -> ir.Value:
         return self.cmp("slt", value, self.const(0))
