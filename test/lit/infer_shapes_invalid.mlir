@@ -256,3 +256,11 @@ func.func @overflow() -> index {
   %i = symshape.to_index %d
   return %i : index
 }
+
+// -----
+
+// A declared axis that divides by zero declares nothing.
+// expected-error @below {{'symshape.axes' of argument #0 declares 'batch floordiv 0', which divides by zero}}
+func.func @axis_divides_by_zero(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch floordiv 0]>}) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+}

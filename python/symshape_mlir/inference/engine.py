@@ -46,6 +46,7 @@ from mlir import ir
 
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent.context import is_fresh_name
+from symshape_mlir.extent.expr import CeilDiv, Expr, FloorDiv, Mod
 from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, join
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt
 from symshape_mlir.inference.errors import InferenceError, OpUsageError, ShapeInferenceError
@@ -200,6 +201,11 @@ def _seed_argument(
             f"argument has rank {len(stated)}",
         )
     for name in declared:
+        if name.expr is not None and _divides_by_zero(name.expr):
+            raise OpUsageError(
+                arg.location,
+                f"'{AXES_ATTR}' of argument #{index} declares '{name}', which divides by zero",
+            )
         fresh = sorted(s for s in name.free_symbols if is_fresh_name(s))
         if fresh:
             raise OpUsageError(
@@ -223,6 +229,17 @@ def _seed_argument(
         else:
             extents.append(name)
     return ValueFacts(shape=tuple(extents))
+
+
+def _divides_by_zero(expr: Expr) -> bool:
+    """Whether ``expr`` divides by the constant 0 somewhere."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (FloorDiv, CeilDiv, Mod)) and node.den.const_value == 0:
+            return True
+        stack.extend(node.children)
+    return False
 
 
 # -- blocks and ops ----------------------------------------------------------------------

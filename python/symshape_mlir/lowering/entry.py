@@ -26,7 +26,7 @@ from mlir import ir
 from symshape_mlir.extent.expr import Sym
 from symshape_mlir.inference.obligations import Quantity
 from symshape_mlir.lowering.checks import lower_quantity
-from symshape_mlir.lowering.exprs import AxisBindings
+from symshape_mlir.lowering.exprs import AxisBindings, location_text
 from symshape_mlir.lowering.index_builder import IndexBuilder
 
 __all__ = ["emit_entry_checks"]
@@ -38,7 +38,7 @@ def emit_entry_checks(func: ir.Operation, axes: AxisBindings) -> None:
         return
     name = ir.StringAttr(func.attributes["sym_name"]).value
     entry = func.regions[0].blocks[0]
-    where = f"@{name}"
+    where = f"@{name} at {location_text(func.location)}"
     positions = {arg: index for index, arg, _, _ in axes.declared}
     b = IndexBuilder()
     with ir.InsertionPoint.at_block_begin(entry), func.location:
