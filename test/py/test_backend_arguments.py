@@ -41,8 +41,8 @@ def test_i32_scalar_in_range(pick: backend.LoadedModule, n: int) -> None:
 
 @pytest.mark.parametrize(
     "values",
-    [[300], [2**63], [-129], [1.5], ["a"]],
-    ids=["300", "2**63", "-129", "fraction", "string"],
+    [[300], [2**63], [-129], [1.5], ["a"], [True, False]],
+    ids=["300", "2**63", "-129", "fraction", "string", "booleans"],
 )
 def test_tensor_values_out_of_range(pick: backend.LoadedModule, values: list[object]) -> None:
     """A list whose values a tensor<i8> cannot hold is refused, not wrapped or raised raw."""

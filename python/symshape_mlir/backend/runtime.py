@@ -118,7 +118,7 @@ def _convert(value: Any, dtype: np.dtype) -> np.ndarray:
         # numpy < 2 wraps out-of-range Python ints with a DeprecationWarning.
         warnings.simplefilter("error", DeprecationWarning)
         array = np.asarray(value, dtype)
-    if dtype.kind in "iu" and isinstance(value, (bool, np.bool_)):
+    if dtype.kind in "iu" and np.asarray(value).dtype.kind == "b":
         raise TypeError("a boolean is not an integer")
     if dtype.kind in "iub":
         # numpy converts floats (1.5 -> 1) and wide integers silently.
