@@ -177,7 +177,7 @@ class InferenceState:
         self._trail: list[tuple[str, Expr | None]] = []
         #: A counter bumped whenever the substitution changes.
         self.generation = 0
-        self._resolved: dict[ir.Value, int] = {}
+        self._resolved: dict[ir.Value, tuple[int, ValueFacts]] = {}
         self._bind_floor = 0
         #: What the ops inferred so far require (see :mod:`.obligations`).
         self.obligations: list[Obligation] = []
@@ -193,11 +193,24 @@ class InferenceState:
             facts = ValueFacts(shape=type_shape(value.type))
             self.facts[value] = facts
             return facts
-        if self._subst and self._resolved.get(value) != self.generation:
-            facts = self._resolve_facts(facts)
-            self.facts[value] = facts
-            self._resolved[value] = self.generation
-        return facts
+        if not self._subst:
+            return facts
+        cached = self._resolved.get(value)
+        if cached is not None and cached[0] == self.generation:
+            return cached[1]
+        resolved = self._resolve_facts(facts)
+        self._resolved[value] = (self.generation, resolved)
+        return resolved
+
+    def defined_facts(self, value: ir.Value) -> ValueFacts:
+        """What was known of ``value`` where it was defined.
+
+        Unifications made later in the program are not applied: their checks
+        run later too, so a decision about a run-time check at the value's
+        definition (dropping a division guard, say) must not rely on them.
+        """
+        facts = self.facts.get(value)
+        return facts if facts is not None else self.facts_of(value)
 
     def facts_list(self, values: Sequence[ir.Value]) -> list[ValueFacts]:
         """:meth:`facts_of` of several values (the hot path of most rules)."""

@@ -129,7 +129,9 @@ class ExprLowering:
             return UNKNOWN
         state, operands = self.facts, self.op.operands
 
-        return instantiate(expr_from_tree(tree), dims=lambda i, a: state.shape(operands[i])[a],
+        # As known where the op is: later unifications are checked later.
+        return instantiate(expr_from_tree(tree),
+                           dims=lambda i, a: (state.defined_facts(operands[i]).shape or ())[a],
                            scalars=lambda i: raw_scalar(state, operands[i]),
                            ctx=state.extents)
 

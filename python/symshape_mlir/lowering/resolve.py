@@ -13,7 +13,7 @@ from mlir import ir
 from mlir.dialects import arith
 
 from symshape_mlir.annotations import strip_annotations
-from symshape_mlir.extent import ShapeExtent, prove_ne, prove_nonnegative
+from symshape_mlir.extent import UNKNOWN, ShapeExtent, prove_ne, prove_nonnegative
 from symshape_mlir.inference import InferenceOptions, infer
 from symshape_mlir.inference.obligations import Status
 from symshape_mlir.inference.state import InferenceState
@@ -87,14 +87,15 @@ def _guard_divisions(func: ir.Operation, facts: InferenceState) -> None:
         if isinstance(divisor.type, ir.ShapedType):
             continue
         where = f"{op.name} at {location_text(op.location)}"
-        known = facts.value(divisor)
+        known = facts.defined_facts(divisor).value or UNKNOWN
         with ir.InsertionPoint(op), op.location:
             if not (known.is_exact and prove_ne(known.expr, 0, facts.extents) is True):  # type: ignore[arg-type]
                 zero = arith.ConstantOp(divisor.type, 0).result
                 builder.check(builder.cmp("ne", divisor, zero),
                               f"symshape: division by zero in {where}")
             if op.name.endswith("si") and not any(
-                    _nonneg(facts.value(v), facts) for v in (dividend, divisor)):
+                    _nonneg(facts.defined_facts(v).value or UNKNOWN, facts)
+                    for v in (dividend, divisor)):
                 builder.guard_overflow(dividend, divisor, f"symshape: division overflow in {where}")
 
 
