@@ -279,7 +279,7 @@ def test_pass_reports_the_error_as_a_diagnostic(context: ir.Context) -> None:
     with pytest.raises(PipelineError) as info:
         run_pipeline(module, "builtin.module(symshape-infer-shapes)")
     messages = [d.message for d in info.value.diagnostics]
-    assert messages == ["dimension index 9 is out of range for rank 2"]
+    assert messages == ["'tensor.dim' op dimension index 9 is out of range for rank 2"]
 
 
 # -- annotation --------------------------------------------------------------------------

@@ -299,7 +299,11 @@ def infer_op(op: ir.Operation, state: InferenceState) -> None:
             _infer_conditional(op, state)
         try:
             inferred = entry.fn(op, state)
-        except InferenceError:
+        except InferenceError as error:
+            # Errors about this op name it, MLIR-style ('tensor.cast' op ...).
+            if not error.message.startswith("'") and error.location == op.location:
+                error.message = f"'{op.name}' op {error.message}"
+                error.args = (error.message,)
             raise
         except (ValueError, ArithmeticError) as exc:
             raise ShapeInferenceError(op.location, str(exc)) from exc
