@@ -136,7 +136,9 @@ def const_extent(value: int) -> ShapeExtent:
 def type_shape(type_: ir.Type) -> tuple[ShapeExtent, ...] | None:
     """The extents a ranked tensor type states (unknown where dynamic)."""
     if not isinstance(type_, ir.RankedTensorType):
-        return None
+        if not ir.RankedTensorType.isinstance(type_):
+            return None
+        type_ = ir.RankedTensorType(type_)
     dynamic = ir.ShapedType.get_dynamic_size()
     return tuple(UNKNOWN if d == dynamic else const_extent(d) for d in type_.shape)
 

@@ -49,8 +49,8 @@ def _emit_obligation_checks(
         ob.discharged = True
 
 
-def _lower_function(func: ir.Operation, facts: InferenceState, axes: AxisBindings) -> None:
-    unproven = {ob.op for ob in facts.obligations if ob.status is not Status.PROVEN}
+def _lower_function(func: ir.Operation, facts: InferenceState, axes: AxisBindings,
+                    unproven: set[ir.Operation]) -> None:
     state = LoweringState(IndexBuilder(), axes, facts, unproven=unproven)
     ops = collect_ops(func, lambda op: op.name.startswith(_PREFIX))
     for op in ops:
@@ -153,11 +153,19 @@ def resolve_module(
         facts = facts or infer(module, InferenceOptions())
         bindings = {func: AxisBindings(func) for func in functions(module)}
         _emit_obligation_checks(facts, bindings)
+        # Per function, its ops with requirements not proven where they are
+        # (collected before any lowering erases ops).
+        unproven: dict[ir.Operation, set[ir.Operation]] = {func: set() for func in bindings}
+        for ob in facts.obligations:
+            if ob.status is not Status.PROVEN:
+                func = enclosing_function(ob.op)
+                if func in unproven:
+                    unproven[func].add(ob.op)
         for func, axes in bindings.items():
             emit_entry_checks(func, axes)
             if target == "iree":
                 insert_upper_bound_hints(func, facts)
             _guard_divisions(func, facts)
-            _lower_function(func, facts, axes)
+            _lower_function(func, facts, axes, unproven[func])
         strip_annotations(module, arguments=True)
         _check_clean(module)
