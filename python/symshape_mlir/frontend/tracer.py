@@ -49,9 +49,7 @@ logger = logging.getLogger(__name__)
 
 def tensor_type(dims: Iterable[ShapeExtent], dtype: DType) -> str:
     """The MLIR ranked tensor type of a shape: constant exact extents are static."""
-    parts = [
-        str(d.expr.value) if d.is_exact and isinstance(d.expr, Const) else "?" for d in dims
-    ]
+    parts = [str(d.expr.value) if d.is_exact and isinstance(d.expr, Const) else "?" for d in dims]
     return f"tensor<{'x'.join([*parts, dtype.mlir])}>"
 
 
@@ -130,15 +128,15 @@ class FunctionTrace:
         if name is None:
             extent = self.ssa("e")
             name = self.ssa("n")
-            self.emit(
-                f"{extent} = symshape.dim {tensor.value}, {axis} : {tensor.mlir_type}", where
-            )
+            self.emit(f"{extent} = symshape.dim {tensor.value}, {axis} : {tensor.mlir_type}", where)
             self.emit(f"{name} = symshape.to_index {extent}", where)
             self._dims[key] = name
         return name
 
     def dynamic_sizes(
-        self, dims: Sequence[ShapeExtent], sources: Sequence[tuple[Tensor, int] | None],
+        self,
+        dims: Sequence[ShapeExtent],
+        sources: Sequence[tuple[Tensor, int] | None],
         where: SourceLocation | None = None,
     ) -> list[str]:
         """``index`` values of the non-constant extents of ``dims``.
@@ -202,8 +200,13 @@ class FunctionTrace:
             for value in factors[1:]:
                 result = self._arith("arith.muli", result, value, where)
             return result
-        ops = {FloorDiv: "arith.floordivsi", CeilDiv: "arith.ceildivsi", Mod: "arith.remsi",
-               Min: "arith.minsi", Max: "arith.maxsi"}
+        ops = {
+            FloorDiv: "arith.floordivsi",
+            CeilDiv: "arith.ceildivsi",
+            Mod: "arith.remsi",
+            Min: "arith.minsi",
+            Max: "arith.maxsi",
+        }
         op_name = ops.get(type(expr))
         if op_name is not None:
             children = [self.materialize(Exact(c), where) for c in expr.children]
@@ -272,15 +275,25 @@ class FunctionTrace:
         return "an upper bound of unknown origin"
 
     def require_exact(
-        self, op: str, what: str, dims: Sequence[ShapeExtent], where: SourceLocation
+        self,
+        op: str,
+        what: str,
+        dims: Sequence[ShapeExtent],
+        where: SourceLocation,
+        why: str = "",
     ) -> None:
-        """Raises :class:`ContractError` at the first extent of ``dims`` that is not exact."""
+        """Raises :class:`ContractError` at the first extent of ``dims`` that is not exact.
+
+        The message reads ``<op> at <line>: <what> <index> is <extent>, only
+        an upper bound<why>; <op> needs an exact extent (the bound comes from
+        <origin>)``.
+        """
         for index, extent in enumerate(dims):
             if extent.is_exact:
                 continue
             origin = self.origin_of(extent)
             raise ContractError(
-                f"{op} at {where}: {what} {index} is {extent}, only an upper bound; "
+                f"{op} at {where}: {what} {index} is {extent}, only an upper bound{why}; "
                 f"{op} needs an exact extent (the bound comes from {origin})",
                 op,
                 origin,

@@ -148,9 +148,7 @@ def _labels(fn: Callable[..., Any], count: int) -> list[str]:
     return names
 
 
-def trace(
-    fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None
-) -> TracedFunction:
+def trace(fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None) -> TracedFunction:
     """Traces ``fn`` on inputs of the declared types.
 
     Args:

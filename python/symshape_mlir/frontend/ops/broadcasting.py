@@ -111,9 +111,7 @@ def emit_broadcast_in_dim(
     return Tensor(trace, name, target, tensor.dtype)
 
 
-def broadcast_operands(
-    op: str, tensors: Sequence[Tensor], where: SourceLocation
-) -> Broadcast:
+def broadcast_operands(op: str, tensors: Sequence[Tensor], where: SourceLocation) -> Broadcast:
     """Broadcasts ``tensors`` numpy-style (see the module docstring).
 
     Raises:
@@ -143,9 +141,7 @@ def broadcast_operands(
             else:
                 runtime = True
         if runtime:
-            tensor = emit_broadcast_in_dim(
-                trace, op, tensor, range(offset, rank), result, where
-            )
+            tensor = emit_broadcast_in_dim(trace, op, tensor, range(offset, rank), result, where)
             offset, exprs = 0, [f"d{j}" for j in range(rank)]
         for axis, expr in enumerate(exprs):
             if expr != "0" and sources[axis + offset] is None:

@@ -87,8 +87,16 @@ def elementwise(
 
     loops = [f"d{j}" for j in range(rank)]
     return emit_generic(
-        trace, plan.operands, rank, ["parallel"] * rank, loops, plan.shape, dtype, init,
-        build, where,
+        trace,
+        plan.operands,
+        rank,
+        ["parallel"] * rank,
+        loops,
+        plan.shape,
+        dtype,
+        init,
+        build,
+        where,
     )
 
 

@@ -71,8 +71,14 @@ def emit_empty(
     return name
 
 
-def emit_fill(trace: FunctionTrace, init: str, dtype: DType, value: float | int,
-              type_: str, where: SourceLocation) -> str:
+def emit_fill(
+    trace: FunctionTrace,
+    init: str,
+    dtype: DType,
+    value: float | int,
+    type_: str,
+    where: SourceLocation,
+) -> str:
     """Emits ``linalg.fill`` of ``init`` with a constant."""
     scalar = trace.ssa("s")
     trace.emit(f"{scalar} = arith.constant {dtype.literal(value)} : {dtype.mlir}", where)

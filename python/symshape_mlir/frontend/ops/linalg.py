@@ -121,8 +121,16 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     iterators = ["parallel"] * (nb + 2) + ["reduction"]
     out_map = [f"d{i}" for i in range(nb + 2)]
     return emit_generic(
-        trace, [Operand(lhs, tuple(lhs_map)), Operand(rhs, tuple(rhs_map))], nb + 3, iterators,
-        out_map, shape, dtype, filled, body, where,
+        trace,
+        [Operand(lhs, tuple(lhs_map)), Operand(rhs, tuple(rhs_map))],
+        nb + 3,
+        iterators,
+        out_map,
+        shape,
+        dtype,
+        filled,
+        body,
+        where,
     )
 
 

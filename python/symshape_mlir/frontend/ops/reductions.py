@@ -55,7 +55,11 @@ _COMBINE = {
 
 
 def reduce(
-    kind: str, x: Tensor, axis: Axis = None, *, keepdims: bool = False,
+    kind: str,
+    x: Tensor,
+    axis: Axis = None,
+    *,
+    keepdims: bool = False,
     where: SourceLocation | None = None,
 ) -> Tensor:
     """Reduces ``x`` over ``axis`` with ``kind`` (``"sum"``, ``"max"`` or ``"min"``)."""
@@ -79,8 +83,16 @@ def reduce(
     loops = [f"d{a}" for a in range(x.ndim)]
     iterators = ["reduction" if a in reduced else "parallel" for a in range(x.ndim)]
     result = emit_generic(
-        trace, [Operand(x, tuple(loops))], x.ndim, iterators, [f"d{a}" for a in kept], shape,
-        dtype, filled, body, where,
+        trace,
+        [Operand(x, tuple(loops))],
+        x.ndim,
+        iterators,
+        [f"d{a}" for a in kept],
+        shape,
+        dtype,
+        filled,
+        body,
+        where,
     )
     if keepdims and reduced:
         result = insert_unit_axes(result, sorted(reduced), where)
@@ -126,5 +138,3 @@ def mean(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
         return block.op(f"arith.divf {values[0]}, {scalar}", dtype.mlir)
 
     return elementwise("mean", [total], body, where)
-
-

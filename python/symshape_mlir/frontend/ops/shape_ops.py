@@ -226,8 +226,11 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
     trace.require_exact("reshape", "target extent", [d or Exact(0) for d in dims], where)
     if holes:
         trace.require_exact(
-            "reshape", f"target extent {holes[0]} (-1) is inferred from input extent",
-            x.shape, where,
+            "reshape",
+            "input extent",
+            x.shape,
+            where,
+            f", and target extent {holes[0]} (-1) would be inferred from it",
         )
         divisor = _numel(known)
         if _const(divisor) == 0:
@@ -303,12 +306,14 @@ def broadcast_to(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
         want = target[axis + offset]
         if not (same_extent(extent, want) or is_one(extent)) and is_one(result[axis + offset]):
             raise located_broadcast_error(
-                "broadcast_to", where,
+                "broadcast_to",
+                where,
                 BroadcastError(axis + offset, (extent, want), (0, 1)),
                 [x.symbolic_shape, target],
             )
-    return emit_broadcast_in_dim(trace, "broadcast_to", x, range(offset, target.rank), target,
-                                 where)
+    return emit_broadcast_in_dim(
+        trace, "broadcast_to", x, range(offset, target.rank), target, where
+    )
 
 
 def _groups(rank: int, kept: Sequence[int]) -> list[list[int]]:
@@ -402,9 +407,7 @@ def squeeze(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
             raise ShapeError(f"squeeze at {where}: {err}") from None
         for a in positions:
             if not is_one(x.shape[a]):
-                raise ShapeError(
-                    f"squeeze at {where}: axis {a} has extent {x.shape[a]}, not 1"
-                )
+                raise ShapeError(f"squeeze at {where}: axis {a} has extent {x.shape[a]}, not 1")
     return drop_unit_axes(x, sorted(positions), where)
 
 
@@ -442,7 +445,8 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
                 raise AxisConflictError(
                     f"concatenate at {where}: axis {a} of input 0 ({names[0]}) and of input "
                     f"{index} ({names[1]}) must be the same: {err.reason}",
-                    err.extents, a,
+                    err.extents,
+                    a,
                 ) from None
     dims[axis] = functools.reduce(operator.add, (t.shape[axis] for t in tensors))
     shape = Shape(dims)
@@ -457,7 +461,9 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
 
 
 def dynamic_truncate(
-    x: Tensor, size: Tensor, axis: int = 0,
+    x: Tensor,
+    size: Tensor,
+    axis: int = 0,
     stage: Literal["upper_bound", "exact"] = "upper_bound",
 ) -> Tensor:
     """Keeps the first ``size`` entries of ``axis`` (``x[:max(size, 0)]`` along it).
@@ -499,7 +505,8 @@ def dynamic_truncate(
         trace.note_bound(
             kept,
             BoundOrigin(
-                "dynamic_truncate", where,
+                "dynamic_truncate",
+                where,
                 f"axis {axis} keeps at most {before} entries (stage upper_bound)",
             ),
         )
