@@ -22,10 +22,8 @@ from symshape_mlir.context import new_context, register_dialect
 __all__ = ["jit", "new_context", "register_dialect"]
 
 
-def __getattr__(name: str) -> Any:
-    """Imports the frontend's ``jit`` on first use (it pulls in the runtime)."""
-    if name == "jit":
-        from symshape_mlir.frontend.jit import jit
+def jit(fn: Any = None, /, **options: Any) -> Any:
+    """The frontend's decorator, :func:`symshape_mlir.frontend.jit` (imported on first use)."""
+    from symshape_mlir.frontend.jit import jit as frontend_jit
 
-        return jit
-    raise AttributeError(f"module 'symshape_mlir' has no attribute {name!r}")
+    return frontend_jit(fn, **options) if fn is not None else frontend_jit(**options)

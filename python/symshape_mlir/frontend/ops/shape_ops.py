@@ -442,12 +442,13 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
                 dims[a], _ = unify_extents(dims[a], extent)
             except AxisConflictError as err:
                 names = [axis_name(e) or str(e) for e in err.extents]
-                raise AxisConflictError(
+                conflict = AxisConflictError(
                     f"concatenate at {where}: axis {a} of input 0 ({names[0]}) and of input "
                     f"{index} ({names[1]}) must be the same: {err.reason}",
                     err.extents,
-                    a,
-                ) from None
+                )
+                conflict.axis = a
+                raise conflict from None
     dims[axis] = functools.reduce(operator.add, (t.shape[axis] for t in tensors))
     shape = Shape(dims)
     trace = first.trace
