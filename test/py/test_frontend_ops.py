@@ -192,7 +192,64 @@ def _truncate_ref(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, ...]:
     return kept * 2, kept.reshape(-1), np.exp(kept).sum(axis=1)
 
 
+def _indexing(x: Tensor, y: Tensor) -> tuple[Tensor, ...]:
+    k = y.shape[0]
+    return x[1:], x[:, :3], x[-2:, 1:-1], x[0], x[:, -1], x[None, ..., 2], x[:k], x[1:3, None]
+
+
+def _indexing_ref(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
+    k = y.shape[0]
+    return x[1:], x[:, :3], x[-2:, 1:-1], x[0], x[:, -1], x[None, ..., 2], x[:k], x[1:3, None]
+
+
+def _select(x: Tensor, y: Tensor) -> tuple[Tensor, ...]:
+    return (
+        fe.where(x > y, x, y),
+        (x < 0.0).astype(f32),
+        fe.where(fe.equal(x, y), 1.0, x),
+        fe.gelu(x),
+        x**2.0,
+        x.astype("i32"),
+        fe.not_equal(x, x).astype(f32),
+        fe.where(x >= 0.5, x, 0.0),
+        (x <= y).astype(i32),
+        fe.less_equal(x, 0.0).astype(f32),
+        fe.greater_equal(y, x).astype(f32),
+    )
+
+
+def _select_ref(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
+    c = np.sqrt(2 / np.pi)
+    return (
+        np.where(x > y, x, y),
+        (x < 0).astype(np.float32),
+        np.where(x == y, 1.0, x),
+        0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x**3))),
+        x**2,
+        x.astype(np.int32),
+        (x != x).astype(np.float32),
+        np.where(x >= 0.5, x, 0.0),
+        (x <= y).astype(np.int32),
+        (x <= 0).astype(np.float32),
+        (y >= x).astype(np.float32),
+    )
+
+
 CASES = [
+    Case(
+        "indexing",
+        _indexing,
+        (Tensor["batch", 6, f32], Tensor["k", f32]),
+        _indexing_ref,
+        ({"batch": 4, "k": 2}, {"batch": 1, "k": 3}, {"batch": 3, "k": 0}, {"batch": 2, "k": 9}),
+    ),
+    Case(
+        "select",
+        _select,
+        (Tensor["batch", 6, f32], Tensor[6, f32]),
+        _select_ref,
+        ({"batch": 3}, {"batch": 1}, {"batch": 0}),
+    ),
     Case(
         "binary",
         _binary,

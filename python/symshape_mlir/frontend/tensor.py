@@ -177,6 +177,38 @@ class Tensor:
 
         return divide(other, self)
 
+    def __pow__(self, other: Tensor | float) -> Tensor:
+        from symshape_mlir.frontend.ops.elementwise import power
+
+        return power(self, other)
+
+    def __rpow__(self, other: float) -> Tensor:
+        from symshape_mlir.frontend.ops.elementwise import power
+
+        return power(other, self)
+
+    # Comparisons give i1 tensors. `==` and `!=` keep their identity meaning
+    # (tensors are compared and hashed by identity): use `equal`/`not_equal`.
+    def __lt__(self, other: Tensor | float) -> Tensor:
+        from symshape_mlir.frontend.ops.elementwise import less
+
+        return less(self, other)
+
+    def __le__(self, other: Tensor | float) -> Tensor:
+        from symshape_mlir.frontend.ops.elementwise import less_equal
+
+        return less_equal(self, other)
+
+    def __gt__(self, other: Tensor | float) -> Tensor:
+        from symshape_mlir.frontend.ops.elementwise import greater
+
+        return greater(self, other)
+
+    def __ge__(self, other: Tensor | float) -> Tensor:
+        from symshape_mlir.frontend.ops.elementwise import greater_equal
+
+        return greater_equal(self, other)
+
     def __neg__(self) -> Tensor:
         from symshape_mlir.frontend.ops.elementwise import negative
 
@@ -187,6 +219,11 @@ class Tensor:
 
         return matmul(self, other)
 
+    def __getitem__(self, key: Any) -> Tensor:
+        from symshape_mlir.frontend.ops.indexing import getitem
+
+        return getitem(self, key)
+
     # -- methods (numpy names) --------------------------------------------------------------
 
     def reshape(self, *shape: ShapeTarget | Sequence[ShapeTarget]) -> Tensor:
@@ -196,6 +233,12 @@ class Tensor:
         if len(shape) == 1 and isinstance(shape[0], list | tuple):
             return reshape(self, shape[0])
         return reshape(self, shape)  # type: ignore[arg-type]
+
+    def astype(self, dtype: DType | str) -> Tensor:
+        """``numpy.ndarray.astype``."""
+        from symshape_mlir.frontend.ops.elementwise import astype
+
+        return astype(self, dtype)
 
     def transpose(self, *axes: int) -> Tensor:
         """``numpy.transpose`` (reversed axes when none are given)."""
