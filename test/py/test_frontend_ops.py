@@ -235,7 +235,51 @@ def _select_ref(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, ...]:
     )
 
 
+def _take(t: Tensor, ids: Tensor, ids2: Tensor) -> tuple[Tensor, ...]:
+    return fe.take(t, ids, axis=0), fe.take(t, ids2, axis=1), fe.take(t, ids2, axis=-2)
+
+
+def _take_ref(t: np.ndarray, ids: np.ndarray, ids2: np.ndarray) -> tuple[np.ndarray, ...]:
+    return (
+        np.take(t, ids, 0, mode="clip"),
+        np.take(t, ids2, 1, mode="clip"),
+        np.take(t, ids2, 0, mode="clip"),
+    )
+
+
+def _pad(x: Tensor) -> tuple[Tensor, ...]:
+    b, k = x.shape
+    return fe.pad(x, [(0, 1), (2, 2)], 0.5), fe.pad(x, 1), fe.pad(x, [(b, 0), (0, k)])
+
+
+def _pad_ref(x: np.ndarray) -> tuple[np.ndarray, ...]:
+    b, k = x.shape
+    return (
+        np.pad(x, [(0, 1), (2, 2)], constant_values=0.5),
+        np.pad(x, 1),
+        np.pad(x, [(b, 0), (0, k)]),
+    )
+
+
 CASES = [
+    Case(
+        "take",
+        _take,
+        (Tensor["vocab", "width", f32], Tensor["batch", "seq", i64], Tensor["n", i64]),
+        _take_ref,
+        (
+            {"vocab": 5, "width": 3, "batch": 2, "seq": 4, "n": 3},
+            {"vocab": 1, "width": 1, "batch": 1, "seq": 1, "n": 1},
+            {"vocab": 4, "width": 2, "batch": 0, "seq": 3, "n": 0},
+        ),
+    ),
+    Case(
+        "pad",
+        _pad,
+        (Tensor["batch", "k", f32],),
+        _pad_ref,
+        ({"batch": 2, "k": 3}, {"batch": 1, "k": 1}, {"batch": 0, "k": 2}),
+    ),
     Case(
         "indexing",
         _indexing,

@@ -45,8 +45,10 @@ from symshape_mlir.frontend.ops.elementwise import (
     tanh,
     where,
 )
+from symshape_mlir.frontend.ops.gather import take
 from symshape_mlir.frontend.ops.linalg import matmul
 from symshape_mlir.frontend.ops.nn import layer_norm, softmax
+from symshape_mlir.frontend.ops.padding import pad
 from symshape_mlir.frontend.ops.reductions import max, mean, min, sum
 from symshape_mlir.frontend.ops.shape_ops import (
     broadcast_to,
@@ -103,6 +105,7 @@ __all__ = [
     "multiply",
     "negative",
     "not_equal",
+    "pad",
     "power",
     "relu",
     "reshape",
@@ -112,6 +115,7 @@ __all__ = [
     "squeeze",
     "subtract",
     "sum",
+    "take",
     "tanh",
     "trace",
     "trace_module",
