@@ -499,6 +499,22 @@ def test_round_trip(traced: dict[str, TracedFunction]) -> None:
     check_round_trip(list(traced.values()))
 
 
+def test_unnamed_axes() -> None:
+    """'?' axes of inputs without names are fresh symbols, matched by inference up to renaming."""
+
+    def f(x: Tensor, y: Tensor) -> tuple[Tensor, ...]:
+        return x.reshape(-1), (fe.expand_dims(x, 0) + y).sum(axis=0), fe.softmax(x) @ x.T
+
+    traced = trace(f, Tensor["?", 4, f32], Tensor["?", "?", 4, f32])
+    assert [str(s) for s in traced.input_shapes] == ["[_d0, 4]", "[_d1, _d2, 4]"]
+    assert [str(s) for s in traced.result_shapes] == [
+        "[4 * _d0]",
+        "[min(_d0 * _d2, max(_d0, _d2)), 4]",
+        "[_d0, _d0]",
+    ]
+    check_round_trip([traced])
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_matches_numpy(
     case: Case, traced: dict[str, TracedFunction], executable: runtime.Executable

@@ -1,20 +1,26 @@
 """Traced tensors and their declarations (``Tensor["batch", 64, f32]``).
 
 ``Tensor[...]`` is a :class:`TensorSpec`: axis items (an ``int`` extent, an
-axis name, ``"?"`` for an unnamed dynamic axis) followed by the element type
-(a :class:`~symshape_mlir.frontend.dtypes.DType` or its name); ``Tensor["i64"]``
-is a 0-d integer scalar input. Inside a traced function the arguments are
-:class:`Tensor` values: ``x.shape`` is a tuple of
-:class:`~symshape_mlir.extent.ShapeExtent` (expression + guarantee, with
-extent arithmetic), and the numpy-like operators emit MLIR.
+axis name, ``"?"`` for a dynamic axis without a name) followed by the
+element type (a :class:`~symshape_mlir.frontend.dtypes.DType` or its name);
+``Tensor["i64"]`` is a 0-d integer scalar input. Axes that share a name
+share a size. An input with no named axis leaves its ``"?"`` axes unnamed
+(fresh symbols ``_dN`` at trace time, no ``symshape.axes`` attribute); in an
+input that also names axes, a ``"?"`` axis is named ``<parameter>_<axis>``
+(the dialect's ``symshape.axes`` holds exact extents only).
+
+Inside a traced function the arguments are :class:`Tensor` values:
+``x.shape`` is a tuple of :class:`~symshape_mlir.extent.ShapeExtent`
+(expression + guarantee, with extent arithmetic), and the numpy-like
+operators and methods emit MLIR.
 
 Example:
-    >>> spec = Tensor["batch", "?", 768, "f32"]
+    >>> spec = Tensor["batch", "seq", 768, "f32"]
     >>> spec
-    Tensor['batch', '?', 768, f32]
+    Tensor['batch', 'seq', 768, f32]
     >>> def f(x):
-    ...     rows = x.shape[0] * x.shape[1]         # Exact(batch * _d0)
-    ...     return x.reshape(rows, 768)
+    ...     rows = x.shape[0] * x.shape[1]         # Exact(batch * seq)
+    ...     return x.reshape(rows, 768)            # [batch * seq, 768]
 """
 
 from __future__ import annotations
