@@ -112,8 +112,9 @@ def input_specs(fn: Callable[..., Any]) -> tuple[TensorSpec, ...]:
 
 def _argument(trace: FunctionTrace, index: int, label: str, spec: TensorSpec) -> Tensor:
     # The dialect's `symshape.axes` holds exact extents only. An argument with
-    # no named axis gets no attribute, so its "?" axes are unnamed (fresh)
-    # symbols; one mixing names and "?" names its "?" axes `<parameter>_<axis>`.
+    # no named axis gets no attribute (its type says the static extents), so
+    # its "?" axes are unnamed (fresh) symbols; one mixing names and "?" names
+    # its "?" axes `<parameter>_<axis>`.
     named = any(isinstance(item, str) and item != "?" for item in spec.axes)
     dims: list[ShapeExtent] = []
     declared: list[str] = []
@@ -132,7 +133,7 @@ def _argument(trace: FunctionTrace, index: int, label: str, spec: TensorSpec) ->
     value = f"%arg{index}"
     tensor = Tensor(trace, value, Shape(dims), spec.dtype)
     attribute = ""
-    if spec.rank and ("?" not in spec.axes or named):
+    if named:
         attribute = f" {{symshape.axes = #symshape.shape<[{', '.join(declared)}]>}}"
     trace.arguments.append((value, tensor.mlir_type, attribute))
     return tensor
