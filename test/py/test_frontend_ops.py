@@ -1,6 +1,7 @@
-"""Every frontend op: traced, compiled for llvm-cpu once (one module), run against numpy.
+"""Every frontend op: traced, compiled for llvm-cpu once, run against numpy.
 
-One module holds every case's function; it is compiled once per test module.
+The cases' functions share one or two modules (see ``frontend_support``),
+compiled once per test module.
 Each case runs at several bindings of its named axes, including 0 and 1
 where the op allows them, and its traced result shapes are evaluated at the
 same bindings and compared with numpy's.
@@ -11,17 +12,17 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 import symshape_mlir.frontend as fe
+from frontend_support import compile_functions
 from symshape_mlir import runtime
 from symshape_mlir.frontend import Tensor, TensorSpec, f32, i32, i64
 from symshape_mlir.frontend.roundtrip import check_round_trip
-from symshape_mlir.frontend.tracing import TracedFunction, module_text, trace
+from symshape_mlir.frontend.tracing import TracedFunction, trace
 
 
 @dataclass(frozen=True)
@@ -431,9 +432,6 @@ CASES = [
         ),
         scalars={"n": "n"},
     ),
-    # Last in the module: symshape-resolve hashes the unproven obligations of every
-    # function while lowering each, and this one's ops (run-time broadcasts) are
-    # erased once lowered, which crashes the lowering of any function after it.
     Case(
         "broadcast_runtime",
         lambda x, y: x + y,
@@ -482,16 +480,11 @@ def traced() -> dict[str, TracedFunction]:
 
 
 @pytest.fixture(scope="module")
-def executable(
+def entries(
     traced: dict[str, TracedFunction], tmp_path_factory: pytest.TempPathFactory
-) -> runtime.Executable:
-    """One module with every case, compiled once for llvm-cpu."""
-    functions = list(traced.values())
-    unplanned = [f.name for f in functions if not f.planned]
-    cache: Path = tmp_path_factory.mktemp("frontend-cache")
-    return runtime.compile(
-        module_text(functions), "llvm-cpu", cache_dir=cache, hot_after=None, unplanned=unplanned
-    )
+) -> dict[str, runtime.EntryPoint]:
+    """Every case compiled for llvm-cpu, in as few modules as is safe (one or two)."""
+    return compile_functions(list(traced.values()), tmp_path_factory.mktemp("frontend-cache"))
 
 
 def test_round_trip(traced: dict[str, TracedFunction]) -> None:
@@ -517,11 +510,11 @@ def test_unnamed_axes() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_matches_numpy(
-    case: Case, traced: dict[str, TracedFunction], executable: runtime.Executable
+    case: Case, traced: dict[str, TracedFunction], entries: dict[str, runtime.EntryPoint]
 ) -> None:
     """The compiled case matches numpy at each binding, as do its traced (exact) shapes."""
     rng = np.random.default_rng(0)
-    entry = getattr(executable, case.name)
+    entry = entries[case.name]
     for binding in case.bindings:
         inputs = _inputs(case, traced[case.name], binding, rng)
         with warnings.catch_warnings():

@@ -20,10 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import symshape_mlir.frontend as fe
+from frontend_support import compile_functions
 from symshape_mlir import runtime
 from symshape_mlir.frontend import Tensor, TensorSpec, f32
 from symshape_mlir.frontend.roundtrip import check_round_trip
-from symshape_mlir.frontend.tracing import TracedFunction, module_text, trace
+from symshape_mlir.frontend.tracing import TracedFunction, trace
 
 T = TypeVar("T")
 Pick = Callable[[Sequence[Any]], Any]
@@ -184,28 +185,27 @@ def _seeded(seed: int) -> Program:
 @pytest.fixture(scope="module")
 def compiled(
     tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[dict[int, TracedFunction], runtime.Executable]:
-    """The seeded programs traced into one module and compiled once."""
+) -> tuple[dict[int, TracedFunction], dict[str, runtime.EntryPoint]]:
+    """The seeded programs traced and compiled together (see ``frontend_support``)."""
     traced = {}
     for seed in SEEDS:
         program = _seeded(seed)
         traced[seed] = trace(
             lambda *args, p=program: p.run(args, numpy=False), *program.specs, name=f"p{seed}"
         )
-    text = module_text(traced.values())
     cache = tmp_path_factory.mktemp("frontend-properties")
-    return traced, runtime.compile(text, "llvm-cpu", cache_dir=cache, hot_after=None)
+    return traced, compile_functions(list(traced.values()), cache)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_seeded_programs_match_numpy(
-    seed: int, compiled: tuple[dict[int, TracedFunction], runtime.Executable]
+    seed: int, compiled: tuple[dict[int, TracedFunction], dict[str, runtime.EntryPoint]]
 ) -> None:
     """Seeded random programs, compiled, match numpy at two bindings."""
-    traced, executable = compiled
+    traced, entries = compiled
     program = _seeded(seed)
     rng = np.random.default_rng(seed)
     for binding in ({"a": 1, "b": 2, "c": 3}, {"a": 4, "b": 1, "c": 2}):
         arrays = _arrays(traced[seed], binding, rng)
-        got = getattr(executable, f"p{seed}")(*arrays)
+        got = entries[f"p{seed}"](*arrays)
         np.testing.assert_allclose(got, _numpy(program, arrays), rtol=1e-4, atol=1e-4)
