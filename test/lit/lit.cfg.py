@@ -59,6 +59,9 @@ for _iree_tool in ("iree-compile", "iree-run-module"):
         _tools[_iree_tool] = _path
         config.available_features.add(_iree_tool)  # noqa: F821
 
+# `%python`: the interpreter running lit (the frontend's tests trace Python files).
+config.substitutions.append(("%python", sys.executable))  # noqa: F821
+
 for _name, _replacement in _tools.items():
     config.substitutions.append((_tool_pattern(_name), _replacement))  # noqa: F821
 

@@ -1,0 +1,65 @@
+"""Prints the MLIR module traced from Python functions: ``python -m symshape_mlir.frontend``.
+
+Usage::
+
+    python -m symshape_mlir.frontend model.py:mlp [model.py:attention ...]
+
+Each argument names a file and a function in it whose parameters are
+annotated with ``Tensor[...]``; the functions are traced into one module,
+printed as MLIR text (``--generic`` for the generic op form). Trace errors
+are printed as ``error: <message>`` with exit code 1.
+
+Example:
+    $ python -m symshape_mlir.frontend examples/frontend_mlp.py:mlp | symshape-opt \\
+          --symshape-infer-shapes
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
+from symshape_mlir.shapes.errors import ShapeError
+
+__all__ = ["main"]
+
+
+def _load(path: str, name: str) -> TracedFunction:
+    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    if spec is None or spec.loader is None:
+        raise FrontendError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    function = getattr(module, name, None)
+    if function is None:
+        raise FrontendError(f"{path} has no function {name!r}")
+    return trace(function)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Traces the named functions and prints their module; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m symshape_mlir.frontend")
+    parser.add_argument("functions", nargs="+", metavar="FILE.py:FUNCTION")
+    parser.add_argument("--generic", action="store_true", help="print the generic op form")
+    args = parser.parse_args(argv)
+    try:
+        traced = []
+        for item in args.functions:
+            path, _, name = item.rpartition(":")
+            if not path:
+                parser.error(f"expected FILE.py:FUNCTION, got {item!r}")
+            traced.append(_load(path, name))
+        module = trace_module(traced)
+    except (FrontendError, ShapeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(module.operation.get_asm(print_generic_op_form=args.generic, enable_debug_info=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

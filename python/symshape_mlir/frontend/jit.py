@@ -1,0 +1,70 @@
+"""``@jit``: trace a function once, compile it with the runtime, call it on numpy arrays.
+
+The decorated function's parameters are annotated with their input types
+(``Tensor["batch", 64, f32]``), or the types are given as ``inputs=``. It is
+traced at decoration time (shape and contract errors show up there, naming
+the Python line), compiled once by :func:`symshape_mlir.runtime.compile`
+(dynamic shapes, cached on disk) and replaced by the runtime's
+:class:`~symshape_mlir.runtime.EntryPoint`: calls at any binding of the
+named axes, ``.plan(...)``, ``.bind_params(...)``.
+
+Example:
+    >>> import numpy as np
+    >>> import symshape_mlir
+    >>> from symshape_mlir.frontend import Tensor, f32, relu
+    >>> @symshape_mlir.jit
+    ... def layer(x: Tensor["batch", 64, f32], w: Tensor[64, 32, f32]):
+    ...     return relu(x @ w)
+    >>> layer(np.ones((3, 64), np.float32), np.ones((64, 32), np.float32)).shape
+    (3, 32)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, overload
+
+from symshape_mlir.frontend.tensor import TensorSpec
+from symshape_mlir.frontend.tracing import input_specs, trace
+
+__all__ = ["jit"]
+
+
+@overload
+def jit(fn: Callable[..., Any], /) -> Any: ...
+
+
+@overload
+def jit(
+    *, inputs: Sequence[TensorSpec] | None = None, target: str = "llvm-cpu", **options: Any
+) -> Callable[[Callable[..., Any]], Any]: ...
+
+
+def jit(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    inputs: Sequence[TensorSpec] | None = None,
+    target: str = "llvm-cpu",
+    **options: Any,
+) -> Any:
+    """Traces and compiles ``fn``; returns the runtime's entry point for it.
+
+    Args:
+        fn: the function (when used as ``@jit`` without arguments).
+        inputs: the input types, instead of the annotations.
+        target: the IREE target (``"llvm-cpu"``, ``"vulkan"``, ...).
+        **options: further :func:`symshape_mlir.runtime.compile` options.
+    """
+
+    def wrap(f: Callable[..., Any]) -> Any:
+        from symshape_mlir import runtime
+
+        specs = tuple(inputs) if inputs is not None else input_specs(f)
+        traced = trace(f, *specs)
+        if not traced.planned and "unplanned" not in options:
+            options["unplanned"] = [traced.name]
+        executable = runtime.compile(traced.module_text, target, **options)
+        return getattr(executable, traced.name)
+
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,1 @@
+"""The traced ops, by family: elementwise, linalg (matmul), reductions, shapes, nn."""

@@ -1,0 +1,58 @@
+"""``take``: numpy's ``take`` with ``mode="clip"`` (``symshape.gather``).
+
+Each index selects one slice of ``a`` along ``axis``; indices are clamped to
+``[0, extent - 1]`` (``symshape.gather`` clamps its starts), which is
+numpy's ``mode="clip"``. The slice sizes are op-local ``dim(0, a)`` of the
+other axes, so ``a`` may have symbolic extents.
+
+Example:
+    >>> def embed(table, ids):                  # table: [vocab, width], ids: [batch, seq] i64
+    ...     return take(table, ids, axis=0)     # [batch, seq, width]
+"""
+
+from __future__ import annotations
+
+from symshape_mlir.frontend.errors import FrontendError, ShapeError
+from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes, transpose
+from symshape_mlir.frontend.source import user_location
+from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.shapes.rules import normalize_axes
+from symshape_mlir.shapes.shape import Shape
+
+__all__ = ["take"]
+
+
+def take(a: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
+    """``numpy.take(a, indices, axis, mode="clip")``.
+
+    Raises:
+        FrontendError: non-integer indices.
+        ShapeError: an axis out of range.
+    """
+    where = user_location()
+    if indices.dtype.is_float or indices.dtype.is_bool:
+        raise FrontendError(f"take at {where}: indices must be integers, not {indices.dtype}")
+    try:
+        (axis,) = normalize_axes((axis,), a.ndim)
+    except ShapeError as err:
+        raise ShapeError(f"take at {where}: {err}") from None
+    trace = a.trace
+    starts = insert_unit_axes(indices, [indices.ndim], where)
+    sizes = ", ".join("1" if k == axis else f"dim(0, {k})" for k in range(a.ndim))
+    rest = [a.shape[k] for k in range(a.ndim) if k != axis]
+    shape = Shape([*indices.shape, *rest])
+    name = trace.ssa("gather")
+    trace.emit(
+        f"{name} = symshape.gather {a.value}[{starts.value}] start_index_map [{axis}] "
+        f"collapsed_slice_dims [{axis}] slice_sizes [{sizes}] : "
+        f"({a.mlir_type}, {starts.mlir_type}) -> {tensor_type(shape, a.dtype)}",
+        where,
+    )
+    result = Tensor(trace, name, shape, a.dtype)
+    if axis == 0:
+        return result
+    # The gather puts the index axes first; numpy puts them at `axis`.
+    n = indices.ndim
+    perm = [*range(n, n + axis), *range(n), *range(n + axis, shape.rank)]
+    return transpose(result, perm)

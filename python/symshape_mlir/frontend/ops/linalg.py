@@ -1,0 +1,140 @@
+"""Matrix products: ``matmul`` / ``@`` with numpy's batch broadcasting.
+
+Shapes come from :func:`symshape_mlir.shapes.matmul_shape`. Two 2-D operands
+give ``linalg.matmul``; two 3-D operands with the same batch extent give
+``linalg.batch_matmul``; any other batch pattern (broadcast, rank > 3) is a
+``linalg.generic`` contraction. Contraction extents with two different axis
+names conflict (:class:`~symshape_mlir.shapes.AxisConflictError`).
+
+Example:
+    >>> def f(x, w):                  # x: [batch, seq, 64], w: [64, 32]
+    ...     return x @ w              # [batch, seq, 32]
+"""
+
+from __future__ import annotations
+
+from symshape_mlir.extent.guarantee import ShapeExtent
+from symshape_mlir.frontend.dtypes import DType
+from symshape_mlir.frontend.errors import AxisConflictError, FrontendError, ShapeError
+from symshape_mlir.frontend.ops.broadcasting import (
+    emit_broadcast_in_dim,
+    is_one,
+    located_broadcast_error,
+    same_extent,
+)
+from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.source import user_location
+from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.shapes.errors import BroadcastError
+from symshape_mlir.shapes.rules import matmul_shape
+from symshape_mlir.shapes.shape import Shape, axis_name
+
+__all__ = ["matmul"]
+
+
+def _check_contraction(a: Tensor, b: Tensor, where: object) -> None:
+    ka, kb = a.shape[-1], b.shape[-2]
+    na, nb = axis_name(ka), axis_name(kb)
+    if na and nb and na != nb:
+        raise AxisConflictError(
+            f"matmul at {where}: contraction axes '{na}' (input 0 axis {a.ndim - 1}) and "
+            f"'{nb}' (input 1 axis {b.ndim - 2}) are different axes unless proven equal",
+            (ka, kb),
+        )
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    """``numpy.matmul`` for operands of rank >= 2.
+
+    Raises:
+        ShapeError: rank < 2, or provably different contraction extents.
+        AxisConflictError: contraction axes with two different names.
+        BroadcastError: incompatible batch extents.
+    """
+    where = user_location()
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise FrontendError(f"matmul at {where}: both operands must be traced tensors")
+    if a.dtype != b.dtype:
+        raise FrontendError(f"matmul at {where}: element types differ ({a.dtype}, {b.dtype})")
+    try:
+        shape = matmul_shape(a.symbolic_shape, b.symbolic_shape)
+    except BroadcastError as err:
+        batch = [a.symbolic_shape[:-2], b.symbolic_shape[:-2]]
+        raise located_broadcast_error("matmul", where, err, batch) from None
+    except ShapeError as err:
+        raise ShapeError(f"matmul at {where}: {err}") from None
+    _check_contraction(a, b, where)
+    trace = a.trace
+    shape = Shape(shape.dims)
+    nb = shape.rank - 2
+    dtype = a.dtype
+    zero: float | int = 0.0 if dtype.is_float else 0
+
+    # Batch axes: read as is, at index 0 (static 1), or broadcast at run time.
+    operands: list[tuple[Tensor, list[str]]] = []
+    sources: list[tuple[Tensor, int] | None] = [None] * shape.rank
+    for tensor, inner in ((a, ("m", "k")), (b, ("k", "n"))):
+        offset = nb - (tensor.ndim - 2)
+        exprs: list[str] = []
+        runtime = False
+        for axis in range(tensor.ndim - 2):
+            extent: ShapeExtent = tensor.shape[axis]
+            out = shape[axis + offset]
+            if same_extent(extent, out):
+                exprs.append(f"d{axis + offset}")
+            elif is_one(extent):
+                exprs.append("0")
+            else:
+                runtime = True
+        if runtime:
+            target = Shape((*shape.dims[:nb], *tensor.shape[-2:]))
+            tensor = emit_broadcast_in_dim(
+                trace, "matmul", tensor, range(offset, nb + 2), target, where
+            )
+            offset, exprs = 0, [f"d{i}" for i in range(nb)]
+        for axis, expr in enumerate(exprs):
+            if expr != "0" and sources[axis + offset] is None:
+                sources[axis + offset] = (tensor, axis)
+        loop = {"m": f"d{nb}", "n": f"d{nb + 1}", "k": f"d{nb + 2}"}
+        operands.append((tensor, [*exprs, loop[inner[0]], loop[inner[1]]]))
+    (lhs, lhs_map), (rhs, rhs_map) = operands
+    sources[nb] = (lhs, lhs.ndim - 2)
+    sources[nb + 1] = (rhs, rhs.ndim - 1)
+    init = emit_empty(trace, shape, dtype, sources, where)
+    result_type = tensor_type(shape, dtype)
+    filled = emit_fill(trace, init, dtype, zero, result_type, where)
+    plain = lhs_map[:-2] == rhs_map[:-2] == [f"d{i}" for i in range(nb)]
+    if plain and nb <= 1:
+        op = "linalg.matmul" if nb == 0 else "linalg.batch_matmul"
+        name = trace.ssa("mm")
+        trace.emit(
+            f"{name} = {op} ins({lhs.value}, {rhs.value} : {lhs.mlir_type}, {rhs.mlir_type}) "
+            f"outs({filled} : {result_type}) -> {result_type}",
+            where,
+        )
+        return Tensor(trace, name, shape, dtype)
+
+    def body(block: Body, args: list[str]) -> str:
+        return _multiply_add(block, args, dtype)
+
+    iterators = ["parallel"] * (nb + 2) + ["reduction"]
+    out_map = [f"d{i}" for i in range(nb + 2)]
+    return emit_generic(
+        trace,
+        [Operand(lhs, tuple(lhs_map)), Operand(rhs, tuple(rhs_map))],
+        nb + 3,
+        iterators,
+        out_map,
+        shape,
+        dtype,
+        filled,
+        body,
+        where,
+    )
+
+
+def _multiply_add(block: Body, args: list[str], dtype: DType) -> str:
+    mul, add = ("arith.mulf", "arith.addf") if dtype.is_float else ("arith.muli", "arith.addi")
+    product = block.op(f"{mul} {args[0]}, {args[1]}", dtype.mlir)
+    return block.op(f"{add} {args[2]}, {product}", dtype.mlir)

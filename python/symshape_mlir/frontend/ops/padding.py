@@ -1,0 +1,77 @@
+"""``pad``: numpy's constant padding with static or symbolic widths (``tensor.pad``).
+
+Example:
+    >>> def f(x):                                        # x: [batch, 4]
+    ...     return pad(x, [(0, 1), (2, 2)], 0.0)         # [batch + 1, 8]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent
+from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.source import SourceLocation, user_location
+from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.shapes.shape import Shape
+
+__all__ = ["pad"]
+
+Width = int | Expr | ShapeExtent
+
+
+def _width(item: Width, x: Tensor, where: SourceLocation) -> tuple[str, ShapeExtent]:
+    if isinstance(item, bool):
+        raise FrontendError(f"pad at {where}: a bool is not a pad width")
+    if isinstance(item, int):
+        if item < 0:
+            raise FrontendError(f"pad at {where}: negative pad width {item}")
+        return str(item), Exact(Const(item))
+    extent = Exact(item) if isinstance(item, Expr) else item
+    x.trace.require_exact("pad", "pad width", [extent], where)
+    return x.trace.materialize(extent, where), extent
+
+
+def pad(
+    x: Tensor,
+    pad_width: int | Sequence[Width | Sequence[Width]],
+    constant_values: float | int = 0,
+) -> Tensor:
+    """``numpy.pad(x, pad_width, constant_values=...)`` (mode ``"constant"``).
+
+    ``pad_width`` is one width for every side, ``(before, after)`` for every
+    axis, or one ``(before, after)`` per axis; widths are ``int`` or exact
+    extents.
+    """
+    where = user_location()
+    widths: list[tuple[Width, Width]]
+    if isinstance(pad_width, int | Expr | ShapeExtent):
+        widths = [(pad_width, pad_width)] * x.ndim
+    else:
+        items = list(pad_width)
+        if len(items) == 2 and not isinstance(items[0], Sequence):
+            widths = [(items[0], items[1])] * x.ndim  # type: ignore[list-item]
+        else:
+            widths = [tuple(p) for p in items]  # type: ignore[misc, arg-type]
+    if len(widths) != x.ndim or any(len(w) != 2 for w in widths):
+        raise FrontendError(f"pad at {where}: pad_width must give (before, after) per axis")
+    low = [_width(w[0], x, where) for w in widths]
+    high = [_width(w[1], x, where) for w in widths]
+    shape = Shape([e + lo[1] + hi[1] for e, lo, hi in zip(x.shape, low, high, strict=True)])
+    trace = x.trace
+    value = trace.ssa("s")
+    trace.emit(
+        f"{value} = arith.constant {x.dtype.literal(constant_values)} : {x.dtype.mlir}", where
+    )
+    name = trace.ssa("pad")
+    indices = ", ".join(f"%p{name[1:]}_{k}: index" for k in range(x.ndim))
+    trace.lines.append(
+        f"{name} = tensor.pad {x.value} low[{', '.join(v for v, _ in low)}] "
+        f"high[{', '.join(v for v, _ in high)}] {{"
+    )
+    trace.lines.append(f"^bb0({indices}):")
+    trace.lines.append(f"  tensor.yield {value} : {x.dtype.mlir} {where.mlir}")
+    trace.emit(f"}} : {x.mlir_type} to {tensor_type(shape, x.dtype)}", where)
+    return Tensor(trace, name, shape, x.dtype)

@@ -1,0 +1,514 @@
+"""Shape-changing ops: reshape, transpose, broadcast_to, expand_dims, squeeze,
+concatenate and dynamic_truncate.
+
+Targets may be symbolic: an item is an ``int`` (``-1`` once in a reshape),
+an axis name, an :class:`~symshape_mlir.extent.Expr` or an extent from
+``x.shape`` (with extent arithmetic). Reshape and broadcast targets must be
+*exact*: an upper bound there (from ``dynamic_truncate(..., stage=
+"upper_bound")``) is a :class:`~symshape_mlir.frontend.errors.ContractError`
+naming the op, the line and where the bound came from.
+
+Example:
+    >>> def f(x):                                   # x: [batch, seq, 64]
+    ...     b, s, _ = x.shape
+    ...     flat = x.reshape(b * s, 64)             # symshape.reshape to [batch * seq, 64]
+    ...     return flat.reshape(-1, s, 64)          # -1 is batch
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Sequence
+from typing import Literal
+
+from symshape_mlir.extent.expr import Const, Expr, Prod, Sum, Sym
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent, UpperBound
+from symshape_mlir.extent.prove import prove_eq
+from symshape_mlir.frontend.dtypes import DType
+from symshape_mlir.frontend.errors import AxisConflictError, FrontendError, ShapeError
+from symshape_mlir.frontend.ops.broadcasting import (
+    emit_broadcast_in_dim,
+    is_one,
+    located_broadcast_error,
+    same_extent,
+)
+from symshape_mlir.frontend.ops.generic import emit_empty
+from symshape_mlir.frontend.source import SourceLocation, user_location
+from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.tracer import BoundOrigin, FunctionTrace, tensor_type
+from symshape_mlir.shapes.broadcast import broadcast_shapes
+from symshape_mlir.shapes.errors import BroadcastError
+from symshape_mlir.shapes.rules import normalize_axes
+from symshape_mlir.shapes.shape import Shape, axis_name
+from symshape_mlir.shapes.unify import unify_extents
+
+__all__ = [
+    "ShapeTarget",
+    "broadcast_to",
+    "concatenate",
+    "dynamic_truncate",
+    "expand_dims",
+    "reshape",
+    "squeeze",
+    "transpose",
+]
+
+ShapeTarget = int | str | Expr | ShapeExtent
+
+
+def _target_extent(
+    trace: FunctionTrace, op: str, item: ShapeTarget, where: SourceLocation
+) -> ShapeExtent:
+    if isinstance(item, ShapeExtent):
+        return item
+    if isinstance(item, Expr):
+        return Exact(item)
+    if isinstance(item, str):
+        if item not in trace.named_axes:
+            raise FrontendError(
+                f"{op} at {where}: unknown axis name {item!r} (the inputs name "
+                f"{sorted(trace.named_axes)})"
+            )
+        return Exact(Sym(item))
+    if isinstance(item, bool) or not isinstance(item, int):
+        raise FrontendError(f"{op} at {where}: {item!r} is not an extent")
+    if item < 0:
+        raise FrontendError(f"{op} at {where}: negative extent {item}")
+    return Exact(Const(item))
+
+
+def _numel(dims: Sequence[ShapeExtent]) -> ShapeExtent:
+    return functools.reduce(operator.mul, dims, Exact(Const(1)))
+
+
+def _const(extent: ShapeExtent) -> int | None:
+    return extent.expr.value if extent.is_exact and isinstance(extent.expr, Const) else None
+
+
+def _factors(dims: Sequence[ShapeExtent]) -> tuple[int, list[Expr]]:
+    """The constant and the symbolic factors (with repeats) of a product of extents."""
+    constant, factors = 1, []
+    for extent in dims:
+        expr = extent.expr
+        assert expr is not None
+        if isinstance(expr, Const):
+            constant *= expr.value
+        elif isinstance(expr, Sum) and expr.const == 0 and len(expr.terms) == 1:
+            term, coef = expr.terms[0]
+            constant *= coef
+            sub_constant, sub_factors = _factors([Exact(term)])
+            constant *= sub_constant
+            factors.extend(sub_factors)
+        elif isinstance(expr, Prod):
+            factors.extend(f for f, power in expr.factors for _ in range(power))
+        else:
+            factors.append(expr)
+    return constant, factors
+
+
+def _quotient(dims: Sequence[ShapeExtent], known: Sequence[ShapeExtent]) -> ShapeExtent:
+    """``prod(dims) / prod(known)`` for ``-1``: cancelled factor by factor when
+    ``known``'s factors are among ``dims``' (``[batch, seq, 4]`` by ``[seq, 4]``
+    is ``batch``), else a ``floordiv``."""
+    total, have = _factors(dims)
+    part, want = _factors(known)
+    remaining = list(have)
+    for factor in want:
+        if factor not in remaining:
+            break
+        remaining.remove(factor)
+    else:
+        if part and total % part == 0:
+            return _numel([Exact(Const(total // part)), *(Exact(f) for f in remaining)])
+    return _numel(dims) // _numel(known)
+
+
+def _divides(a: tuple[int, list[Expr]], b: tuple[int, list[Expr]]) -> bool:
+    remaining = list(b[1])
+    for factor in a[1]:
+        if factor not in remaining:
+            return False
+        remaining.remove(factor)
+    return a[0] != 0 and b[0] % a[0] == 0
+
+
+def reshape_groups(
+    source: Sequence[ShapeExtent], target: Sequence[ShapeExtent]
+) -> list[tuple[list[int], list[int]]] | None:
+    """Contiguous groups of source and target axes with equal products, if provable.
+
+    ``[batch, seq, 4] -> [batch * seq, 4]`` is ``[([0, 1], [0]), ([2], [1])]``.
+    Extent-1 axes left over join the last group. ``None`` when the reshape is
+    not provably a split or merge of contiguous axes.
+    """
+    groups: list[tuple[list[int], list[int]]] = []
+    i = j = 0
+    while i < len(source) and j < len(target):
+        gs, gt = [i], [j]
+        ps, pt = _factors([source[i]]), _factors([target[j]])
+        i, j = i + 1, j + 1
+        while (ps[0], sorted(map(str, ps[1]))) != (pt[0], sorted(map(str, pt[1]))):
+            if _divides(ps, pt) and i < len(source):
+                gs.append(i)
+                ps = _factors([source[k] for k in gs])
+                i += 1
+            elif _divides(pt, ps) and j < len(target):
+                gt.append(j)
+                pt = _factors([target[k] for k in gt])
+                j += 1
+            else:
+                return None
+        groups.append((gs, gt))
+    rest_s, rest_t = list(range(i, len(source))), list(range(j, len(target)))
+    if not all(is_one(source[k]) for k in rest_s) or not all(is_one(target[k]) for k in rest_t):
+        return None
+    if groups:
+        groups[-1][0].extend(rest_s)
+        groups[-1][1].extend(rest_t)
+    elif rest_s or rest_t:
+        return None
+    return groups
+
+
+def _reshape_by_groups(x: Tensor, target: Shape, where: SourceLocation) -> Tensor | None:
+    """A split/merge reshape as ``tensor.collapse_shape`` then ``tensor.expand_shape``."""
+    if not x.symbolic_shape.is_exact:
+        return None
+    groups = reshape_groups(x.shape, target.dims)
+    if groups is None or (not groups and (x.ndim or target.rank)):
+        return None
+    trace = x.trace
+    current = x
+    if any(len(gs) != 1 for gs, _ in groups):
+        merged = Shape([_numel([x.shape[k] for k in gs]) for gs, _ in groups])
+        name = trace.ssa("q")
+        trace.emit(
+            f"{name} = tensor.collapse_shape {x.value} {_reassociation([gs for gs, _ in groups])}"
+            f" : {x.mlir_type} into {tensor_type(merged, x.dtype)}",
+            where,
+        )
+        current = Tensor(trace, name, merged, x.dtype)
+    if any(len(gt) != 1 for _, gt in groups) or current.ndim != target.rank:
+        sizes: list[str] = []
+        for extent in target.dims:
+            value = _const(extent)
+            sizes.append(str(value) if value is not None else trace.materialize(extent, where))
+        name = trace.ssa("x")
+        trace.emit(
+            f"{name} = tensor.expand_shape {current.value} "
+            f"{_reassociation([gt for _, gt in groups])} output_shape [{', '.join(sizes)}] : "
+            f"{current.mlir_type} into {tensor_type(target, x.dtype)}",
+            where,
+        )
+        current = Tensor(trace, name, target, x.dtype)
+    return current
+
+
+def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
+    """``numpy.reshape`` with symbolic targets (``symshape.reshape``).
+
+    Raises:
+        ContractError: a target extent (or the input, when ``-1`` is
+            inferred from it) is only an upper bound.
+        ShapeError: the element counts provably differ; more than one ``-1``.
+    """
+    where = user_location()
+    trace = x.trace
+    holes = [i for i, item in enumerate(shape) if isinstance(item, int) and item == -1]
+    if len(holes) > 1:
+        raise ShapeError(f"reshape at {where}: more than one -1 in {list(shape)}")
+    dims: list[ShapeExtent | None] = [
+        None if i in holes else _target_extent(trace, "reshape", item, where)
+        for i, item in enumerate(shape)
+    ]
+    known = [d for d in dims if d is not None]
+    trace.require_exact("reshape", "target extent", [d or Exact(0) for d in dims], where)
+    if holes:
+        trace.require_exact(
+            "reshape",
+            "input extent",
+            x.shape,
+            where,
+            f", and target extent {holes[0]} (-1) would be inferred from it",
+        )
+        divisor = _numel(known)
+        if _const(divisor) == 0:
+            raise ShapeError(f"reshape at {where}: cannot infer -1 with a zero-size target")
+        dims[holes[0]] = _quotient(x.shape, known)
+    target = Shape([d for d in dims if d is not None])
+    before, after = _numel(x.shape), _numel(target.dims)
+    if before.is_exact and after.is_exact and prove_eq(before.expr, after.expr) is False:  # type: ignore[arg-type]
+        raise ShapeError(
+            f"reshape at {where}: cannot reshape {x.symbolic_shape} ({before.expr} elements) "
+            f"into {target} ({after.expr} elements)"
+        )
+    grouped = _reshape_by_groups(x, target, where)
+    if grouped is not None:
+        return grouped
+    payload, operands = trace.payload(target.dims, 1, reuse=[x])
+    name = trace.ssa("r")
+    values = ", ".join(t.value for t in [x, *operands])
+    types = ", ".join(t.mlir_type for t in [x, *operands])
+    trace.emit(
+        f"{name} = symshape.reshape {values} to {payload} : ({types}) -> "
+        f"{tensor_type(target, x.dtype)}",
+        where,
+    )
+    return Tensor(trace, name, target, x.dtype)
+
+
+def transpose(x: Tensor, axes: Sequence[int] | None = None) -> Tensor:
+    """``numpy.transpose`` (``linalg.transpose``)."""
+    where = user_location()
+    perm = tuple(reversed(range(x.ndim))) if axes is None else tuple(axes)
+    try:
+        perm = normalize_axes(perm, x.ndim)
+    except ShapeError as err:
+        raise ShapeError(f"transpose at {where}: {err}") from None
+    if len(perm) != x.ndim:
+        raise ShapeError(f"transpose at {where}: axes {list(perm)} do not match rank {x.ndim}")
+    trace = x.trace
+    shape = Shape([x.shape[p] for p in perm])
+    init = emit_empty(trace, shape, x.dtype, [(x, p) for p in perm], where)
+    name = trace.ssa("tr")
+    trace.emit(
+        f"{name} = linalg.transpose ins({x.value} : {x.mlir_type}) outs({init} : "
+        f"{tensor_type(shape, x.dtype)}) permutation = [{', '.join(map(str, perm))}]",
+        where,
+    )
+    return Tensor(trace, name, shape, x.dtype)
+
+
+def broadcast_to(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
+    """``numpy.broadcast_to`` (``symshape.broadcast_in_dim``).
+
+    Raises:
+        BroadcastError: an input extent that is provably neither 1 nor the target's.
+        ContractError: a target extent is only an upper bound.
+    """
+    where = user_location()
+    trace = x.trace
+    target = Shape([_target_extent(trace, "broadcast_to", item, where) for item in shape])
+    if target.rank < x.ndim:
+        raise ShapeError(
+            f"broadcast_to at {where}: cannot broadcast {x.symbolic_shape} to {target} "
+            f"of lower rank"
+        )
+    try:
+        result = broadcast_shapes(x.symbolic_shape, target)
+    except BroadcastError as err:
+        raise located_broadcast_error(
+            "broadcast_to", where, err, [x.symbolic_shape, target]
+        ) from None
+    offset = target.rank - x.ndim
+    for axis, extent in enumerate(x.shape):
+        want = target[axis + offset]
+        if not (same_extent(extent, want) or is_one(extent)) and is_one(result[axis + offset]):
+            raise located_broadcast_error(
+                "broadcast_to",
+                where,
+                BroadcastError(axis + offset, (extent, want), (0, 1)),
+                [x.symbolic_shape, target],
+            )
+    return emit_broadcast_in_dim(
+        trace, "broadcast_to", x, range(offset, target.rank), target, where
+    )
+
+
+def _groups(rank: int, kept: Sequence[int]) -> list[list[int]]:
+    """Reassociation of ``rank`` axes where ``kept`` axes each own a group.
+
+    Unit axes before the first kept axis join its group; others join the
+    group of the kept axis before them.
+    """
+    if not kept:
+        return []
+    groups: list[list[int]] = [[k] for k in kept]
+    for axis in range(rank):
+        if axis in kept:
+            continue
+        owner = max((i for i, k in enumerate(kept) if k < axis), default=0)
+        groups[owner].append(axis)
+    return [sorted(g) for g in groups]
+
+
+def _reassociation(groups: list[list[int]]) -> str:
+    return "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
+
+
+def insert_unit_axes(x: Tensor, positions: Sequence[int], where: SourceLocation) -> Tensor:
+    """``x`` with extent-1 axes at ``positions`` of the result (``tensor.expand_shape``)."""
+    trace = x.trace
+    rank = x.ndim + len(positions)
+    units = set(positions)
+    kept = [a for a in range(rank) if a not in units]
+    dims: list[ShapeExtent] = []
+    sizes: list[str] = []
+    source = iter(range(x.ndim))
+    for axis in range(rank):
+        if axis in units:
+            dims.append(Exact(Const(1)))
+            sizes.append("1")
+            continue
+        k = next(source)
+        dims.append(x.shape[k])
+        value = _const(x.shape[k])
+        sizes.append(str(value) if value is not None else trace.dim_index(x, k, where))
+    shape = Shape(dims)
+    name = trace.ssa("x")
+    trace.emit(
+        f"{name} = tensor.expand_shape {x.value} {_reassociation(_groups(rank, kept))} "
+        f"output_shape [{', '.join(sizes)}] : {x.mlir_type} into {tensor_type(shape, x.dtype)}",
+        where,
+    )
+    return Tensor(trace, name, shape, x.dtype)
+
+
+def drop_unit_axes(x: Tensor, positions: Sequence[int], where: SourceLocation) -> Tensor:
+    """``x`` without the extent-1 axes at ``positions`` (``tensor.collapse_shape``)."""
+    trace = x.trace
+    drop = set(positions)
+    kept = [a for a in range(x.ndim) if a not in drop]
+    shape = Shape([x.shape[a] for a in kept])
+    name = trace.ssa("q")
+    trace.emit(
+        f"{name} = tensor.collapse_shape {x.value} {_reassociation(_groups(x.ndim, kept))} : "
+        f"{x.mlir_type} into {tensor_type(shape, x.dtype)}",
+        where,
+    )
+    return Tensor(trace, name, shape, x.dtype)
+
+
+def expand_dims(x: Tensor, axis: int | Sequence[int]) -> Tensor:
+    """``numpy.expand_dims``."""
+    where = user_location()
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    try:
+        positions = normalize_axes(axes, x.ndim + len(axes))
+    except ShapeError as err:
+        raise ShapeError(f"expand_dims at {where}: {err}") from None
+    return insert_unit_axes(x, sorted(positions), where)
+
+
+def squeeze(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
+    """``numpy.squeeze``: axes of extent 1 (all statically-1 axes by default).
+
+    Raises:
+        ShapeError: a named axis whose extent is not provably 1.
+    """
+    where = user_location()
+    if axis is None:
+        positions = tuple(a for a, e in enumerate(x.shape) if is_one(e))
+    else:
+        try:
+            positions = normalize_axes((axis,) if isinstance(axis, int) else axis, x.ndim)
+        except ShapeError as err:
+            raise ShapeError(f"squeeze at {where}: {err}") from None
+        for a in positions:
+            if not is_one(x.shape[a]):
+                raise ShapeError(f"squeeze at {where}: axis {a} has extent {x.shape[a]}, not 1")
+    return drop_unit_axes(x, sorted(positions), where)
+
+
+def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """``numpy.concatenate`` (``tensor.concat``).
+
+    Raises:
+        AxisConflictError: the other axes cannot be the same (two different
+            names, or provably different extents).
+    """
+    where = user_location()
+    tensors = list(tensors)
+    if not tensors:
+        raise FrontendError(f"concatenate at {where}: needs at least one tensor")
+    first = tensors[0]
+    ranks = {t.ndim for t in tensors}
+    if len(ranks) != 1:
+        raise ShapeError(f"concatenate at {where}: ranks differ: {sorted(ranks)}")
+    dtypes: set[DType] = {t.dtype for t in tensors}
+    if len(dtypes) != 1:
+        raise FrontendError(f"concatenate at {where}: element types differ")
+    try:
+        (axis,) = normalize_axes((axis,), first.ndim)
+    except ShapeError as err:
+        raise ShapeError(f"concatenate at {where}: {err}") from None
+    dims = list(first.shape)
+    for index, t in enumerate(tensors[1:], start=1):
+        for a, extent in enumerate(t.shape):
+            if a == axis:
+                continue
+            try:
+                dims[a], _ = unify_extents(dims[a], extent)
+            except AxisConflictError as err:
+                names = [axis_name(e) or str(e) for e in err.extents]
+                conflict = AxisConflictError(
+                    f"concatenate at {where}: axis {a} of input 0 ({names[0]}) and of input "
+                    f"{index} ({names[1]}) must be the same: {err.reason}",
+                    err.extents,
+                )
+                conflict.axis = a
+                raise conflict from None
+    dims[axis] = functools.reduce(operator.add, (t.shape[axis] for t in tensors))
+    shape = Shape(dims)
+    trace = first.trace
+    name = trace.ssa("cat")
+    trace.emit(
+        f"{name} = tensor.concat dim({axis}) {', '.join(t.value for t in tensors)} : "
+        f"({', '.join(t.mlir_type for t in tensors)}) -> {tensor_type(shape, first.dtype)}",
+        where,
+    )
+    return Tensor(trace, name, shape, first.dtype)
+
+
+def dynamic_truncate(
+    x: Tensor,
+    size: Tensor,
+    axis: int = 0,
+    stage: Literal["upper_bound", "exact"] = "upper_bound",
+) -> Tensor:
+    """Keeps the first ``size`` entries of ``axis`` (``x[:max(size, 0)]`` along it).
+
+    ``size`` is a 0-d integer tensor (a scalar input). With
+    ``stage="upper_bound"`` the kept extent is only known to be at most the
+    input's (``ub(batch)``): it cannot size a reshape or a broadcast. With
+    ``stage="exact"`` it is an exact (unnamed) extent.
+    """
+    where = user_location()
+    if size.ndim != 0 or size.dtype.is_float:
+        raise FrontendError(
+            f"dynamic_truncate at {where}: the size must be a 0-d integer tensor, not "
+            f"{size.mlir_type}"
+        )
+    if stage not in ("upper_bound", "exact"):
+        raise FrontendError(f"dynamic_truncate at {where}: unknown stage {stage!r}")
+    try:
+        (axis,) = normalize_axes((axis,), x.ndim)
+    except ShapeError as err:
+        raise ShapeError(f"dynamic_truncate at {where}: {err}") from None
+    trace = x.trace
+    before = x.shape[axis]
+    kept: ShapeExtent
+    if stage == "exact":
+        kept = Exact(trace.fresh_symbol())
+    else:
+        kept = UpperBound(before.expr) if before.expr is not None else before
+    dims = list(x.shape)
+    dims[axis] = kept
+    shape = Shape(dims)
+    name = trace.ssa("trunc")
+    trace.emit(
+        f"{name} = symshape.dynamic_truncate {x.value}, {size.value} axis {axis} stage {stage} "
+        f": ({x.mlir_type}, {size.mlir_type}) -> {tensor_type(shape, x.dtype)}",
+        where,
+    )
+    if not kept.is_exact:
+        trace.note_bound(
+            kept,
+            BoundOrigin(
+                "dynamic_truncate",
+                where,
+                f"axis {axis} keeps at most {before} entries (stage upper_bound)",
+            ),
+        )
+    return Tensor(trace, name, shape, x.dtype)

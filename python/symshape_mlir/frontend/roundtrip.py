@@ -1,0 +1,104 @@
+"""The round trip: traced modules pass the symshape passes, and inference agrees.
+
+:func:`check_round_trip` runs ``symshape-infer-shapes``,
+``symshape-verify-contract`` and ``symshape-check-guarantees`` on a traced
+module, then compares the result shapes inference derives (over the whole
+function, with :func:`symshape_mlir.inference.infer`) with the ones the
+frontend computed at trace time. Fresh symbols (``_dN``) are matched up to
+a consistent renaming: the frontend's ``_d0`` for an exact truncation is
+inference's ``min(...)`` expression.
+
+Example:
+    >>> traced = trace(f, Tensor["batch", 64, f32])         # doctest: +SKIP
+    >>> check_round_trip([traced])                          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from mlir import ir
+
+from symshape_mlir.extent.context import is_fresh_name
+from symshape_mlir.extent.expr import Expr, Sym
+from symshape_mlir.extent.guarantee import ShapeExtent
+from symshape_mlir.extent.prove import prove_eq
+from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.tracing import TracedFunction, trace_module
+from symshape_mlir.shapes.shape import Shape
+
+__all__ = ["PIPELINE", "RoundTripError", "check_round_trip", "inferred_result_shapes"]
+
+logger = logging.getLogger(__name__)
+
+PIPELINE = (
+    "builtin.module(symshape-infer-shapes,symshape-verify-contract,symshape-check-guarantees)"
+)
+
+
+class RoundTripError(FrontendError):
+    """Inference derives a result shape other than the traced one."""
+
+
+def inferred_result_shapes(module: ir.Module) -> dict[str, tuple[Shape, ...]]:
+    """The result shapes :func:`~symshape_mlir.inference.infer` derives, per function."""
+    from symshape_mlir.inference import infer
+
+    state = infer(module.operation)
+    shapes: dict[str, tuple[Shape, ...]] = {}
+    for op in module.body.operations:
+        if op.operation.name != "func.func":
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        block = op.regions[0].blocks[0]
+        terminator = list(block.operations)[-1]
+        shapes[name] = tuple(Shape(state.shape(v)) for v in terminator.operands)
+    return shapes
+
+
+def _kind(extent: ShapeExtent) -> str:
+    return "exact" if extent.is_exact else "ub" if extent.is_upper_bound else "unknown"
+
+
+def _matches(traced: ShapeExtent, inferred: ShapeExtent, renames: dict[str, Expr]) -> bool:
+    if _kind(traced) != _kind(inferred):
+        return False
+    if traced.expr is None or inferred.expr is None:
+        return True
+    expr = traced.expr
+    if isinstance(expr, Sym) and is_fresh_name(expr.name):
+        known = renames.setdefault(expr.name, inferred.expr)
+        return known == inferred.expr or prove_eq(known, inferred.expr) is True
+    expr = expr.substitute(renames)
+    return expr == inferred.expr or prove_eq(expr, inferred.expr) is True
+
+
+def check_round_trip(functions: Sequence[TracedFunction]) -> None:
+    """Runs :data:`PIPELINE` on a module of ``functions`` and compares the shapes.
+
+    Raises:
+        PipelineError: a pass rejects the module.
+        RoundTripError: an inferred result shape differs from the traced one.
+    """
+    from symshape_mlir.pipeline import run_pipeline
+
+    run_pipeline(trace_module(functions), PIPELINE)
+    inferred = inferred_result_shapes(trace_module(functions))
+    for function in functions:
+        renames: dict[str, Expr] = {}
+        pairs = [
+            (index, axis, t, i)
+            for index, (traced, found) in enumerate(
+                zip(function.result_shapes, inferred[function.name], strict=True)
+            )
+            for axis, (t, i) in enumerate(zip(traced, found, strict=True))
+        ]
+        # Bare fresh symbols first, so expressions over them are compared renamed.
+        pairs.sort(key=lambda p: not (isinstance(p[2].expr, Sym)))
+        for index, axis, traced_extent, inferred_extent in pairs:
+            if not _matches(traced_extent, inferred_extent, renames):
+                raise RoundTripError(
+                    f"@{function.name} result {index} axis {axis}: traced {traced_extent}, "
+                    f"inferred {inferred_extent}"
+                )

@@ -1,0 +1,72 @@
+"""Python source positions of traced ops: for MLIR locations and error messages.
+
+The user's frame is the innermost one outside the ``symshape_mlir`` package,
+so an op emitted by a helper of the frontend is located where the user wrote
+the call.
+
+Example:
+    >>> where = user_location()
+    >>> where.mlir                                  # doctest: +SKIP
+    'loc("model.py":12:9)'
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+from dataclasses import dataclass
+
+__all__ = ["SourceLocation", "user_location"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """A line (and column, 1-based) of a Python file, with its source text."""
+
+    file: str
+    line: int
+    column: int = 1
+    text: str = ""
+
+    @property
+    def mlir(self) -> str:
+        """The location as MLIR text: ``loc("file.py":line:col)``."""
+        escaped = self.file.replace("\\", "\\\\").replace('"', '\\"')
+        return f'loc("{escaped}":{self.line}:{self.column})'
+
+    def __str__(self) -> str:
+        where = f"{os.path.basename(self.file)}:{self.line}"
+        return f"{where} ({self.text})" if self.text else where
+
+
+UNKNOWN_LOCATION = SourceLocation("<unknown>", 0)
+
+
+def _is_internal(filename: str) -> bool:
+    path = os.path.abspath(filename)
+    return path.startswith(_PACKAGE_DIR + os.sep) and not path.startswith(
+        os.path.join(_PACKAGE_DIR, "tools")
+    )
+
+
+def user_location() -> SourceLocation:
+    """The location of the innermost calling frame outside this package."""
+    frame = sys._getframe(1)
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return UNKNOWN_LOCATION
+    line = frame.f_lineno
+    column = 1
+    # The column of the instruction being executed (code units are 2 bytes).
+    index = frame.f_lasti // 2
+    for i, (start, _, col, _) in enumerate(frame.f_code.co_positions()):
+        if i == index:
+            if start == line and col is not None:
+                column = col + 1
+            break
+    text = linecache.getline(frame.f_code.co_filename, line).strip()
+    return SourceLocation(frame.f_code.co_filename, line, column, text)

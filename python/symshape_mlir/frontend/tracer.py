@@ -1,0 +1,305 @@
+"""The function being traced: SSA names, emitted MLIR lines, extent sources.
+
+A :class:`FunctionTrace` collects the body of one ``func.func`` as MLIR text
+while the user's Python function runs on traced tensors. It knows, for every
+extent met so far, a tensor axis that carries it at run time (to size
+``tensor.empty`` ops and to write fresh symbols as op-local ``dim(i, a)``
+leaves), and where each upper bound came from (for contract errors).
+
+Example:
+    >>> from symshape_mlir.frontend import Tensor, f32, trace
+    >>> traced = trace(lambda x: x * 2.0, Tensor["batch", 64, f32])
+    >>> [str(s) for s in traced.result_shapes]
+    ['[batch, 64]']
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from symshape_mlir.extent.expr import (
+    CeilDiv,
+    Const,
+    Expr,
+    FloorDiv,
+    InputAxis,
+    Max,
+    Min,
+    Mod,
+    Prod,
+    Sum,
+    Sym,
+)
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent
+from symshape_mlir.frontend.dtypes import DType, i64
+from symshape_mlir.frontend.errors import ContractError, FrontendError
+from symshape_mlir.frontend.source import SourceLocation, user_location
+
+if TYPE_CHECKING:
+    from symshape_mlir.frontend.tensor import Tensor
+
+__all__ = ["BoundOrigin", "FunctionTrace", "tensor_type"]
+
+logger = logging.getLogger(__name__)
+
+
+def tensor_type(dims: Iterable[ShapeExtent], dtype: DType) -> str:
+    """The MLIR ranked tensor type of a shape: constant exact extents are static."""
+    parts = [str(d.expr.value) if d.is_exact and isinstance(d.expr, Const) else "?" for d in dims]
+    return f"tensor<{'x'.join([*parts, dtype.mlir])}>"
+
+
+@dataclass(frozen=True)
+class BoundOrigin:
+    """Where an upper-bound extent was introduced."""
+
+    op: str
+    location: SourceLocation
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.op} at {self.location}: {self.detail}"
+
+
+@dataclass
+class FunctionTrace:
+    """The state of one traced ``func.func``.
+
+    Attributes:
+        name: the function's symbol name.
+        lines: the body, one op per line (regions span several lines).
+        arguments: ``(ssa name, type, attribute text)`` per argument.
+    """
+
+    name: str
+    lines: list[str] = field(default_factory=list)
+    arguments: list[tuple[str, str, str]] = field(default_factory=list)
+    _counter: itertools.count[int] = field(default_factory=itertools.count)
+    _fresh: itertools.count[int] = field(default_factory=itertools.count)
+    _dims: dict[tuple[str, int], str] = field(default_factory=dict)
+    _sources: dict[Expr, tuple[Tensor, int]] = field(default_factory=dict)
+    _index_consts: dict[int, str] = field(default_factory=dict)
+    bounds: list[tuple[ShapeExtent, BoundOrigin]] = field(default_factory=list)
+    named_axes: set[str] = field(default_factory=set)
+
+    # -- names and lines ---------------------------------------------------------------
+
+    def ssa(self, prefix: str = "v") -> str:
+        """A new SSA value name."""
+        return f"%{prefix}{next(self._counter)}"
+
+    def fresh_symbol(self) -> Sym:
+        """A trace-local fresh symbol (``_dN``) for an unnamed exact extent."""
+        return Sym(f"_d{next(self._fresh)}")
+
+    def emit(self, text: str, where: SourceLocation | None = None) -> None:
+        """Appends an op (its full text, results included) located at ``where``."""
+        where = where or user_location()
+        self.lines.append(f"{text} {where.mlir}")
+
+    # -- extents -------------------------------------------------------------------------
+
+    def register(self, tensor: Tensor) -> None:
+        """Records ``tensor``'s axes as run-time sources of their exact extents."""
+        for axis, extent in enumerate(tensor.shape):
+            if extent.is_exact and not isinstance(extent.expr, Const):
+                self._sources.setdefault(extent.expr, (tensor, axis))  # type: ignore[arg-type]
+
+    def source_of(self, expr: Expr) -> tuple[Tensor, int] | None:
+        """A tensor axis whose run-time size is ``expr``, if one was traced."""
+        return self._sources.get(expr)
+
+    def index_const(self, value: int, where: SourceLocation | None = None) -> str:
+        """An ``index`` constant (one per value per function)."""
+        name = self._index_consts.get(value)
+        if name is None:
+            name = self._index_consts[value] = self.ssa("c")
+            self.emit(f"{name} = arith.constant {value} : index", where)
+        return name
+
+    def dim_index(self, tensor: Tensor, axis: int, where: SourceLocation | None = None) -> str:
+        """The run-time size of ``tensor``'s axis as an ``index`` value."""
+        key = (tensor.value, axis)
+        name = self._dims.get(key)
+        if name is None:
+            extent = self.ssa("e")
+            name = self.ssa("n")
+            self.emit(f"{extent} = symshape.dim {tensor.value}, {axis} : {tensor.mlir_type}", where)
+            self.emit(f"{name} = symshape.to_index {extent}", where)
+            self._dims[key] = name
+        return name
+
+    def dynamic_sizes(
+        self,
+        dims: Sequence[ShapeExtent],
+        sources: Sequence[tuple[Tensor, int] | None],
+        where: SourceLocation | None = None,
+    ) -> list[str]:
+        """``index`` values of the non-constant extents of ``dims``.
+
+        Args:
+            dims: the extents of a tensor to create.
+            sources: per extent, a tensor axis with that run-time size (or
+                ``None``: look it up among traced tensors, or build it).
+        """
+        values: list[str] = []
+        for extent, source in zip(dims, sources, strict=True):
+            if extent.is_exact and isinstance(extent.expr, Const):
+                continue
+            if source is None and extent.is_exact:
+                source = self.source_of(extent.expr)  # type: ignore[arg-type]
+            if source is not None:
+                values.append(self.dim_index(source[0], source[1], where))
+            else:
+                values.append(self.materialize(extent, where))
+        return values
+
+    def materialize(self, extent: ShapeExtent, where: SourceLocation | None = None) -> str:
+        """Builds an ``index`` value for an exact extent not carried by any tensor.
+
+        Leaves are traced tensor axes (``symshape.dim``), combined with
+        ``arith`` ops on ``index`` values.
+        """
+        if not extent.is_exact:
+            raise FrontendError(f"cannot size a tensor by the bound {extent}")
+        expr = extent.expr
+        assert expr is not None
+        if isinstance(expr, Const):
+            return self.index_const(expr.value, where)
+        source = self.source_of(expr)
+        if source is not None:
+            return self.dim_index(source[0], source[1], where)
+        if isinstance(expr, Sum):
+            result: str | None = None
+            for term, coef in expr.terms:
+                value = self.materialize(Exact(term), where)
+                if abs(coef) != 1:
+                    scale = self.index_const(abs(coef), where)
+                    value = self._arith("arith.muli", value, scale, where)
+                if result is None and coef < 0:
+                    result = self._arith("arith.subi", self.index_const(0, where), value, where)
+                elif result is None:
+                    result = value
+                else:
+                    op = "arith.addi" if coef > 0 else "arith.subi"
+                    result = self._arith(op, result, value, where)
+            assert result is not None
+            if expr.const:
+                op = "arith.addi" if expr.const > 0 else "arith.subi"
+                result = self._arith(op, result, self.index_const(abs(expr.const), where), where)
+            return result
+        if isinstance(expr, Prod):
+            factors = [
+                self.materialize(Exact(f), where) for f, power in expr.factors for _ in range(power)
+            ]
+            result = factors[0]
+            for value in factors[1:]:
+                result = self._arith("arith.muli", result, value, where)
+            return result
+        ops = {
+            FloorDiv: "arith.floordivsi",
+            CeilDiv: "arith.ceildivsi",
+            Mod: "arith.remsi",
+            Min: "arith.minsi",
+            Max: "arith.maxsi",
+        }
+        op_name = ops.get(type(expr))
+        if op_name is not None:
+            children = [self.materialize(Exact(c), where) for c in expr.children]
+            result = children[0]
+            for value in children[1:]:
+                result = self._arith(op_name, result, value, where)
+            return result
+        raise FrontendError(f"no traced tensor carries the extent {extent}")
+
+    def _arith(self, op: str, a: str, b: str, where: SourceLocation | None) -> str:
+        name = self.ssa("i")
+        self.emit(f"{name} = {op} {a}, {b} : index", where)
+        return name
+
+    def payload(
+        self, dims: Sequence[ShapeExtent], first_operand: int, reuse: Sequence[Tensor] = ()
+    ) -> tuple[str, list[Tensor]]:
+        """Op-local target text for exact extents, and the shape operands it needs.
+
+        Named symbols are written as they are; fresh (trace-local) symbols
+        become ``dim(i, a)`` of a traced tensor carrying them: one of the
+        op's own operands ``reuse`` (numbered from 0) when it does, else a
+        shape operand appended, numbered from ``first_operand``.
+        """
+        operands: list[Tensor] = []
+        texts: list[str] = []
+        for extent in dims:
+            expr = extent.expr
+            assert expr is not None and extent.is_exact
+            mapping: dict[str, Expr] = {}
+            for name in sorted(expr.free_symbols):
+                if name in self.named_axes:
+                    continue
+                source = self.source_of(Sym(name))
+                if source is None:
+                    raise FrontendError(f"no traced tensor carries the extent {name}")
+                tensor, axis = source
+                for index, own in enumerate(reuse):
+                    axes = [a for a, e in enumerate(own.shape) if e == Exact(Sym(name))]
+                    if axes:
+                        mapping[name] = InputAxis(index, axes[0])
+                        break
+                if name in mapping:
+                    continue
+                if tensor not in operands:
+                    operands.append(tensor)
+                mapping[name] = InputAxis(first_operand + operands.index(tensor), axis)
+            texts.append(str(expr.substitute(mapping) if mapping else expr))
+        return f"[{', '.join(texts)}]", operands
+
+    # -- upper bounds ----------------------------------------------------------------------
+
+    def note_bound(self, extent: ShapeExtent, origin: BoundOrigin) -> None:
+        """Records where an upper-bound extent was introduced."""
+        self.bounds.append((extent, origin))
+
+    def origin_of(self, extent: ShapeExtent) -> str:
+        """Where an upper bound (or one it was computed from) came from, in words."""
+        for known, origin in reversed(self.bounds):
+            if known == extent:
+                return str(origin)
+        symbols = extent.free_symbols
+        for known, origin in reversed(self.bounds):
+            if known.free_symbols & symbols:
+                return str(origin)
+        return "an upper bound of unknown origin"
+
+    def require_exact(
+        self,
+        op: str,
+        what: str,
+        dims: Sequence[ShapeExtent],
+        where: SourceLocation,
+        why: str = "",
+    ) -> None:
+        """Raises :class:`ContractError` at the first extent of ``dims`` that is not exact.
+
+        The message reads ``<op> at <line>: <what> <index> is <extent>, only
+        an upper bound<why>; <op> needs an exact extent (the bound comes from
+        <origin>)``.
+        """
+        for index, extent in enumerate(dims):
+            if extent.is_exact:
+                continue
+            origin = self.origin_of(extent)
+            raise ContractError(
+                f"{op} at {where}: {what} {index} is {extent}, only an upper bound{why}; "
+                f"{op} needs an exact extent (the bound comes from {origin})",
+                op,
+                origin,
+            )
+
+
+def scalar_type(dtype: DType = i64) -> str:
+    """The MLIR type of a 0-d tensor of ``dtype``."""
+    return f"tensor<{dtype.mlir}>"

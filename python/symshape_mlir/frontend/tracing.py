@@ -1,0 +1,211 @@
+"""Tracing Python functions into ``func.func`` ops and modules.
+
+:func:`trace` runs a function once on traced tensors built from declared
+inputs and returns a :class:`TracedFunction` (the MLIR text of the function,
+the traced input and result shapes); :func:`trace_module` puts several
+traced functions in one module (one ``iree-compile`` for all of them).
+
+Example:
+    >>> from symshape_mlir.frontend import Tensor, f32, trace
+    >>> def scale(x):
+    ...     return x * 2.0
+    >>> traced = trace(scale, Tensor["batch", 64, f32])
+    >>> [str(s) for s in traced.result_shapes]
+    ['[batch, 64]']
+    >>> module = traced.module                 # an mlir.ir.Module
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mlir import ir
+
+from symshape_mlir.context import new_context
+from symshape_mlir.extent.expr import Const, Sym
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent
+from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.source import SourceLocation
+from symshape_mlir.frontend.tensor import Tensor, TensorSpec
+from symshape_mlir.frontend.tracer import FunctionTrace
+from symshape_mlir.shapes.shape import Shape
+
+__all__ = ["TracedFunction", "input_specs", "module_text", "trace", "trace_module"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TracedFunction:
+    """One traced function.
+
+    Attributes:
+        name: the ``func.func`` symbol name.
+        specs: the declared inputs.
+        input_shapes: the traced shape of each input (``"?"`` axes are
+            trace-local fresh symbols ``_dN``).
+        result_shapes: the traced shape of each result.
+        text: the ``func.func`` op as MLIR text.
+    """
+
+    name: str
+    specs: tuple[TensorSpec, ...]
+    input_shapes: tuple[Shape, ...]
+    result_shapes: tuple[Shape, ...]
+    text: str
+
+    @property
+    def planned(self) -> bool:
+        """Whether every result extent is exact, so the runtime can plan it before a call.
+
+        A function returning an upper-bound extent must be compiled with
+        ``unplanned=[name]`` (see :func:`symshape_mlir.runtime.compile`).
+        """
+        return all(e.is_exact for shape in self.result_shapes for e in shape)
+
+    @property
+    def module_text(self) -> str:
+        """A module holding only this function, as MLIR text."""
+        return module_text([self])
+
+    @property
+    def module(self) -> ir.Module:
+        """A module holding only this function (parsed in a fresh context)."""
+        return trace_module([self])
+
+
+def _symbol_name(name: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return cleaned if cleaned and not cleaned[0].isdigit() else f"f_{cleaned}"
+
+
+def _function_location(fn: Callable[..., Any]) -> SourceLocation:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return SourceLocation("<unknown>", 0)
+    return SourceLocation(code.co_filename, code.co_firstlineno, 1)
+
+
+def input_specs(fn: Callable[..., Any]) -> tuple[TensorSpec, ...]:
+    """The inputs declared by ``fn``'s parameter annotations (``x: Tensor[...]``).
+
+    Raises:
+        FrontendError: a parameter without a ``Tensor[...]`` annotation.
+    """
+    annotations = inspect.get_annotations(fn, eval_str=True)
+    specs: list[TensorSpec] = []
+    for name in inspect.signature(fn).parameters:
+        spec = annotations.get(name)
+        if not isinstance(spec, TensorSpec):
+            raise FrontendError(
+                f"parameter {name!r} of {fn.__qualname__} needs an annotation Tensor[...] "
+                f"(or pass the input types explicitly)"
+            )
+        specs.append(spec)
+    return tuple(specs)
+
+
+def _argument(trace: FunctionTrace, index: int, label: str, spec: TensorSpec) -> Tensor:
+    # The dialect's `symshape.axes` holds exact extents only. An argument with
+    # no named axis gets no attribute (its type says the static extents), so
+    # its "?" axes are unnamed (fresh) symbols; one mixing names and "?" names
+    # its "?" axes `<parameter>_<axis>`.
+    named = any(isinstance(item, str) and item != "?" for item in spec.axes)
+    dims: list[ShapeExtent] = []
+    declared: list[str] = []
+    for axis, item in enumerate(spec.axes):
+        if isinstance(item, int):
+            dims.append(Exact(Const(item)))
+            declared.append(str(item))
+            continue
+        if item == "?" and not named:
+            dims.append(Exact(trace.fresh_symbol()))
+            continue
+        name = f"{label}_{axis}" if item == "?" else item
+        trace.named_axes.add(name)
+        dims.append(Exact(Sym(name)))
+        declared.append(name)
+    value = f"%arg{index}"
+    tensor = Tensor(trace, value, Shape(dims), spec.dtype)
+    attribute = ""
+    if named:
+        attribute = f" {{symshape.axes = #symshape.shape<[{', '.join(declared)}]>}}"
+    trace.arguments.append((value, tensor.mlir_type, attribute))
+    return tensor
+
+
+def _labels(fn: Callable[..., Any], count: int) -> list[str]:
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+    if len(names) != count or not all(n.isidentifier() for n in names):
+        return [f"arg{i}" for i in range(count)]
+    return names
+
+
+def trace(fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None) -> TracedFunction:
+    """Traces ``fn`` on inputs of the declared types.
+
+    Args:
+        fn: the function; it takes one traced tensor per input and returns
+            a tensor or a tuple of tensors.
+        *specs: the input types; by default ``fn``'s annotations.
+        name: the function's symbol name (``fn.__name__`` by default).
+
+    Raises:
+        FrontendError, ContractError, ShapeError: from the traced ops, each
+            naming the op and the Python line.
+    """
+    if not specs:
+        specs = input_specs(fn)
+    symbol = _symbol_name(name or str(getattr(fn, "__name__", "traced")))
+    state = FunctionTrace(symbol)
+    labels = _labels(fn, len(specs))
+    args = [_argument(state, i, labels[i], spec) for i, spec in enumerate(specs)]
+    returned = fn(*args)
+    results = list(returned) if isinstance(returned, tuple | list) else [returned]
+    for index, result in enumerate(results):
+        if not isinstance(result, Tensor) or result.trace is not state:
+            raise FrontendError(
+                f"{fn.__qualname__} returned {result!r} as result {index}; "
+                "expected traced tensors of this function"
+            )
+    where = _function_location(fn)
+    values = ", ".join(r.value for r in results)
+    types = ", ".join(r.mlir_type for r in results)
+    returns = f"func.return {values} : {types}" if results else "func.return"
+    signature = ", ".join(f"{v}: {t}{a}" for v, t, a in state.arguments)
+    body = "\n".join(f"    {line}" for line in [*state.lines, f"{returns} {where.mlir}"])
+    text = f"  func.func @{symbol}({signature}) -> ({types}) {{\n{body}\n  }} {where.mlir}"
+    return TracedFunction(
+        symbol,
+        tuple(specs),
+        tuple(a.symbolic_shape for a in args),
+        tuple(r.symbolic_shape for r in results),
+        text,
+    )
+
+
+def module_text(functions: Iterable[TracedFunction]) -> str:
+    """The MLIR text of a module holding ``functions``."""
+    functions = list(functions)
+    names = [f.name for f in functions]
+    if len(set(names)) != len(names):
+        raise FrontendError(f"function names repeat: {names}")
+    return "module {\n" + "\n".join(f.text for f in functions) + "\n}\n"
+
+
+def trace_module(
+    functions: Sequence[TracedFunction], context: ir.Context | None = None
+) -> ir.Module:
+    """Parses a module holding ``functions`` (in ``context`` or a fresh one)."""
+    text = module_text(functions)
+    ctx = context or new_context()
+    with ctx:
+        return ir.Module.parse(text)

@@ -1,0 +1,71 @@
+"""``@symshape_mlir.jit``: trace once from annotations, compile once, call at any binding."""
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import symshape_mlir
+import symshape_mlir.frontend as fe
+from symshape_mlir import runtime
+from symshape_mlir.frontend import Tensor, f32, i64
+
+
+def _layer(x: Tensor["batch", 16, f32], w: Tensor[16, 8, f32], b: Tensor[8, f32]) -> Tensor:  # noqa: F821
+    return fe.relu(x @ w + b)
+
+
+def _layer_ref(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.maximum(x @ w + b, 0)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A disk cache for this module's compiles."""
+    return tmp_path_factory.mktemp("frontend-jit")
+
+
+@pytest.fixture(scope="module")
+def layer(cache: Path) -> Any:
+    """``_layer`` compiled through the package-level decorator."""
+    return symshape_mlir.jit(cache_dir=cache, hot_after=None)(_layer)
+
+
+def test_jit_returns_the_runtime_entry(layer: Any) -> None:
+    """The decorated function is the runtime's entry point for the traced function."""
+    assert isinstance(layer, runtime.EntryPoint)
+    assert layer.name == "_layer"
+
+
+@pytest.mark.parametrize("batch", [0, 1, 5, 33])
+def test_jit_runs_at_any_binding(layer: Any, batch: int) -> None:
+    """One compile serves every batch size, matching numpy."""
+    rng = np.random.default_rng(batch)
+    x = rng.standard_normal((batch, 16)).astype(np.float32)
+    w = rng.standard_normal((16, 8)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    np.testing.assert_allclose(layer(x, w, b), _layer_ref(x, w, b), rtol=1e-5, atol=1e-5)
+    assert layer.plan((batch, 16), w, b).shapes == ((batch, 8),)
+
+
+def test_jit_with_explicit_inputs(cache: Path) -> None:
+    """``inputs=`` replaces the annotations; results with upper bounds are left unplanned."""
+
+    def head(x: Any, n: Any) -> Any:
+        return fe.dynamic_truncate(x, n, axis=0) * 2.0
+
+    f = fe.jit(inputs=[Tensor["rows", 4, f32], Tensor[i64]], cache_dir=cache, hot_after=None)(head)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for n in (-1, 0, 2, 7):
+        np.testing.assert_array_equal(f(x, np.array(n)), x[: max(n, 0)] * 2)
+
+
+def test_jit_without_annotations_is_an_error() -> None:
+    """A parameter without a Tensor[...] annotation is named."""
+
+    def f(x: Any) -> Any:
+        return x
+
+    with pytest.raises(fe.FrontendError, match=r"parameter 'x' of .*f needs an annotation"):
+        fe.jit(f)
