@@ -136,9 +136,12 @@ def const_extent(value: int) -> ShapeExtent:
 def type_shape(type_: ir.Type) -> tuple[ShapeExtent, ...] | None:
     """The extents a ranked tensor type states (unknown where dynamic)."""
     if not isinstance(type_, ir.RankedTensorType):
-        if not ir.RankedTensorType.isinstance(type_):
+        if not isinstance(type_, ir.Type) or type(type_) is not ir.Type:
             return None
-        type_ = ir.RankedTensorType(type_)
+        try:  # a generic Type that is a ranked tensor
+            type_ = ir.RankedTensorType(type_)
+        except ValueError:
+            return None
     dynamic = ir.ShapedType.get_dynamic_size()
     return tuple(UNKNOWN if d == dynamic else const_extent(d) for d in type_.shape)
 
