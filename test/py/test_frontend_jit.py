@@ -8,7 +8,7 @@ import pytest
 
 import symshape_mlir
 import symshape_mlir.frontend as fe
-from symshape_mlir import runtime
+from symshape_mlir import backend, runtime
 from symshape_mlir.frontend import Tensor, f32, i64
 
 
@@ -69,3 +69,19 @@ def test_jit_without_annotations_is_an_error() -> None:
 
     with pytest.raises(fe.FrontendError, match=r"parameter 'x' of .*f needs an annotation"):
         fe.jit(f)
+
+
+def _truncated_target(x: Tensor["batch", 8, f32], n: Tensor[i64]) -> Tensor:  # noqa: F821
+    kept = fe.dynamic_truncate(x, n)
+    return x.reshape(kept.shape[0] * 8)
+
+
+def test_contract_defer_checks_at_run_time(cache: Path) -> None:
+    """With contract="defer" a bound used as a reshape target is traced and checked per call."""
+    with pytest.raises(fe.ContractError, match="reshape needs an exact extent"):
+        symshape_mlir.jit(_truncated_target)
+    f = symshape_mlir.jit(_truncated_target, contract="defer", cache_dir=cache)
+    x = np.arange(24, dtype=np.float32).reshape(3, 8)
+    np.testing.assert_array_equal(f(x, np.array(5, np.int64)), x.reshape(-1))
+    with pytest.raises(backend.RuntimeCallError, match="symshape: "):
+        f(x, np.array(2, np.int64))

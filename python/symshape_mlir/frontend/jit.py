@@ -54,15 +54,19 @@ def jit(
         fn: the function (when used as ``@jit`` without arguments).
         inputs: the input types, instead of the annotations.
         target: the IREE target (``"llvm-cpu"``, ``"vulkan"``, ...).
-        **options: further :func:`symshape_mlir.runtime.compile` options.
+        **options: further :func:`symshape_mlir.runtime.compile` options;
+            ``contract="defer"`` also traces upper bounds used as true sizes,
+            leaving them to run-time checks.
     """
 
     def wrap(f: Callable[..., Any]) -> Any:
         from symshape_mlir import runtime
 
         specs = tuple(inputs) if inputs is not None else input_specs(f)
-        traced = trace(f, *specs)
-        if not traced.planned and "unplanned" not in options:
+        traced = trace(f, *specs, contract=options.get("contract", "reject"))
+        # Results sized by deferred truncations are known only after the call.
+        deferred = options.get("contract") == "defer"
+        if (not traced.planned or deferred) and "unplanned" not in options:
             options["unplanned"] = [traced.name]
         executable = runtime.compile(traced.module_text, target, **options)
         return getattr(executable, traced.name)

@@ -85,6 +85,9 @@ class FunctionTrace:
     _index_consts: dict[int, str] = field(default_factory=dict)
     bounds: list[tuple[ShapeExtent, BoundOrigin]] = field(default_factory=list)
     named_axes: set[str] = field(default_factory=set)
+    #: Under ``contract="defer"`` an upper bound used as a true size is left
+    #: to the run-time check the compiled module makes, not a trace error.
+    defer: bool = False
 
     # -- names and lines ---------------------------------------------------------------
 
@@ -289,7 +292,7 @@ class FunctionTrace:
         <origin>)``.
         """
         for index, extent in enumerate(dims):
-            if extent.is_exact:
+            if extent.is_exact or self.defer:
                 continue
             origin = self.origin_of(extent)
             raise ContractError(

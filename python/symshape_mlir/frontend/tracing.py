@@ -149,7 +149,8 @@ def _labels(fn: Callable[..., Any], count: int) -> list[str]:
     return names
 
 
-def trace(fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None) -> TracedFunction:
+def trace(fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None,
+          contract: str = "reject") -> TracedFunction:
     """Traces ``fn`` on inputs of the declared types.
 
     Args:
@@ -157,6 +158,9 @@ def trace(fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None) -
             a tensor or a tuple of tensors.
         *specs: the input types; by default ``fn``'s annotations.
         name: the function's symbol name (``fn.__name__`` by default).
+        contract: ``"reject"``: an upper bound used as a reshape or broadcast
+            target is a trace error; ``"defer"``: it is traced, and the
+            compiled module checks it at run time.
 
     Raises:
         FrontendError, ContractError, ShapeError: from the traced ops, each
@@ -165,7 +169,9 @@ def trace(fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None) -
     if not specs:
         specs = input_specs(fn)
     symbol = _symbol_name(name or str(getattr(fn, "__name__", "traced")))
-    state = FunctionTrace(symbol)
+    if contract not in ("reject", "defer"):
+        raise ValueError(f"contract must be 'reject' or 'defer', got {contract!r}")
+    state = FunctionTrace(symbol, defer=contract == "defer")
     labels = _labels(fn, len(specs))
     args = [_argument(state, i, labels[i], spec) for i, spec in enumerate(specs)]
     returned = fn(*args)

@@ -82,6 +82,14 @@ def _bindings_text(bindings: Mapping[str, int]) -> str:
     return ",".join(f"{name}={int(value)}" for name, value in sorted(bindings.items()))
 
 
+CONTRACT_MODES = ("reject", "defer")
+_PIPELINES = {
+    "reject": "symshape-to-iree",
+    "defer": "symshape-infer-shapes,symshape-verify-contract{mode=defer},"
+             "symshape-resolve{target=iree},canonicalize,cse",
+}
+
+
 class Executable:
     """A compiled module: call its functions with numpy arrays.
 
@@ -111,8 +119,12 @@ class Executable:
         hot_after: int | None,
         cache_dir: Path | None,
         unplanned: bool | Collection[str],
+        contract: str = "reject",
     ) -> None:
         """Compiles (or reads from the disk cache) the dynamic module; use `compile`."""
+        if contract not in CONTRACT_MODES:
+            raise ValueError(f"contract must be one of {CONTRACT_MODES}, got {contract!r}")
+        self.contract = contract
         if cache_size < 1:
             raise ValueError(f"cache_size must be >= 1, got {cache_size}")
         if hot_after is not None and hot_after < 1:
@@ -185,7 +197,7 @@ class Executable:
                 sizes = capture_module(module, self._unplanned)
                 meta["functions"] = {name: s.to_json() for name, s in sizes.items()}
             specialize = f"symshape-specialize{{bindings={bindings}}}," if bindings else ""
-            run_pipeline(module, f"builtin.module({specialize}symshape-to-iree)")
+            run_pipeline(module, f"builtin.module({specialize}{_PIPELINES[self.contract]})")
             resolved = module.operation.get_asm(enable_debug_info=True)
         what = f"@{self._filename or 'module'}" + (f" [{bindings}]" if bindings else "")
         tiling = self._tiling(bindings)
@@ -223,7 +235,7 @@ class Executable:
             self._text,
             self.target,
             self._requested_flags(bindings),
-            bindings=f"{bindings}|unplanned={unplanned}",
+            bindings=f"{bindings}|unplanned={unplanned}|contract={self.contract}",
         )
         with self._disk.locked(key):
             entry = self._disk.read(key)
@@ -414,6 +426,7 @@ def compile(
     hot_after: int | None = 16,
     cache_dir: str | os.PathLike[str] | bool | None = True,
     unplanned: bool | Collection[str] = (),
+    contract: str = "reject",
 ) -> Executable:
     """Compiles a symshape module once (Level 1) and returns a callable `Executable`.
 
@@ -438,6 +451,9 @@ def compile(
         unplanned: Function names (or True for all) whose result sizes are
             not computed before calls: for results that depend on values
             computed inside the function.
+        contract: ``"reject"`` (``symshape-to-iree``: an upper bound used as a
+            true size is a compile-time error) or ``"defer"`` (it becomes a
+            run-time check: a call that violates it fails cleanly).
 
     Raises:
         UnplannableSizeError: A planned result size cannot be computed on
@@ -465,4 +481,5 @@ def compile(
         hot_after=hot_after,
         cache_dir=directory,
         unplanned=unplanned,
+        contract=contract,
     )

@@ -173,7 +173,10 @@ def reshape_groups(
 
 def _reshape_by_groups(x: Tensor, target: Shape, where: SourceLocation) -> Tensor | None:
     """A split/merge reshape as ``tensor.collapse_shape`` then ``tensor.expand_shape``."""
-    if not x.symbolic_shape.is_exact:
+    # Only exact extents on both sides make a split or merge provable (under
+    # contract="defer" a bound target reaches here, and its run-time check
+    # needs the target itself: symshape.reshape).
+    if not x.symbolic_shape.is_exact or not all(d.is_exact for d in target.dims):
         return None
     groups = reshape_groups(x.shape, target.dims)
     if groups is None or (not groups and (x.ndim or target.rank)):
@@ -489,7 +492,9 @@ def dynamic_truncate(
     trace = x.trace
     before = x.shape[axis]
     kept: ShapeExtent
-    if stage == "exact":
+    if stage == "exact" or trace.defer:
+        # Under contract="defer" the kept size is some exact value at run
+        # time: uses that need it are checked by the compiled module.
         kept = Exact(trace.fresh_symbol())
     else:
         kept = UpperBound(before.expr) if before.expr is not None else before
