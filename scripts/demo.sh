@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Sets up ./.venv and runs the end-to-end example: a symbolic program compiled
-# once by symshape_mlir.runtime.compile, planned and run on the CPU at batch 1
-# and 32, and checked against numpy.
+# Sets up ./.venv and runs the end-to-end examples: a symbolic program
+# (examples/mlp.mlir) compiled once by symshape_mlir.runtime.compile, planned
+# and run on the CPU at batch 1 and 32; then an MLP and an attention block
+# written in Python with the frontend (named dynamic batch and sequence),
+# each run at two bindings. Every result is checked against numpy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/python examples/mlp_two_batches.py "$@"
+.venv/bin/python examples/mlp_two_batches.py "$@"
+.venv/bin/python examples/frontend_mlp.py
+.venv/bin/python examples/frontend_attention.py
