@@ -101,3 +101,19 @@ func.func @scalar_arithmetic(%a: tensor<i64>, %b: tensor<i64>) -> index {
   %i = symshape.to_index %q
   return %i : index
 }
+
+// -----
+
+// tensor.reshape to a static result dim: the shape operand must keep the
+// promise, so its element is checked against the static size.
+// CHECK-LABEL: func.func @reshape_static_result
+// CHECK:         cf.assert %{{.*}}, "symshape: check failed: shape element 0 and the static result extent 4 are equal (tensor.reshape at {{.*}})"
+// CHECK:         tensor.reshape
+func.func @reshape_static_result(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?xf32>
+  %i = arith.index_cast %d : index to i64
+  %s = tensor.from_elements %i : tensor<1xi64>
+  %r = tensor.reshape %x(%s) : (tensor<?xf32>, tensor<1xi64>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

@@ -42,7 +42,7 @@ from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.canon import floordiv
 from symshape_mlir.extent.expr import Const
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent
-from symshape_mlir.extent.prove import prove_ge, prove_lt
+from symshape_mlir.extent.prove import prove_eq, prove_ge, prove_lt
 from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.obligations import Compare, Condition, Quantity
@@ -401,6 +401,16 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
     state.unify(
         numel, product(state, targets), op, lambda: "the element counts of source and result",
         count, next((o for o in state.origins(source_value) if o is not None), None))
+    # A static result dim is a promise the shape operand must keep.
+    for axis, static in enumerate(ir.RankedTensorType(op.result.type).shape):
+        target = targets[axis]
+        if static != DYNAMIC and not (target.strength == 2 and prove_eq(
+                target.expr, static, state.extents, fallback=False) is False):  # type: ignore[arg-type]
+            # (a provably different one is the engine's static-dimension error)
+            targets[axis] = state.unify(
+                targets[axis], const_extent(static), op,
+                describe("shape element {} and the static result extent {}", axis, static),
+                same_size(Quantity.element(shape_value, axis), Quantity.const(static)))
     return [ValueFacts(shape=tuple(targets))]
 
 
