@@ -90,7 +90,9 @@ def shield_static_casts(func: ir.Operation, checked: set[ir.Operation]) -> int:
     .. code-block:: mlir
 
         cf.assert %same, "symshape: check failed: ... (tensor.cast at f.mlir:7:8)"
-        %s = "util.optimization_barrier"(%t) : (tensor<?xf32>) -> tensor<?xf32>
+        %d = tensor.dim %t, %c0 : tensor<?xf32>
+        %b = "util.optimization_barrier"(%t) : (tensor<?xf32>) -> tensor<?xf32>
+        %s = "flow.tensor.tie_shape"(%b, %d) : (tensor<?xf32>, index) -> tensor<?xf32>
         %c = tensor.cast %s : tensor<?xf32> to tensor<3xf32>
     """
     casts = collect_ops(func, lambda op: op.name == "tensor.cast" and op in checked)
@@ -105,8 +107,14 @@ def shield_static_casts(func: ir.Operation, checked: set[ir.Operation]) -> int:
                    for a in range(min(before.rank, after.rank))):
             continue
         with ir.InsertionPoint(cast), cast.location:
+            index = ir.IndexType.get()
+            sizes = [tensor.DimOp(source, arith.ConstantOp(index, a).result).result
+                     for a in range(before.rank) if before.is_dynamic_dim(a)]
             barrier = ir.Operation.create("util.optimization_barrier", results=[before],
                                           operands=[source]).result
-        cast.operands[0] = barrier
+            # IREE must still know the barrier's dynamic sizes: the source's.
+            tied = ir.Operation.create("flow.tensor.tie_shape", results=[before],
+                                       operands=[barrier, *sizes]).result
+        cast.operands[0] = tied
         shielded += 1
     return shielded
