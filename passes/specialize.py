@@ -429,7 +429,8 @@ class _FunctionSpecializer:
         for result in op.results:
             if result not in self.state.facts:
                 continue
-            facts = self.state.facts_of(result)
+            # As known where the op is: a later unification's check runs later.
+            facts = self.state.defined_facts(result)
             if isinstance(result.type, ir.IndexType) or str(result.type) == _EXTENT_TYPE:
                 self._replace_value(op, result, facts.value)
             elif isinstance(result.type, ir.RankedTensorType):

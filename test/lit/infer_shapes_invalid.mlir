@@ -28,7 +28,7 @@ func.func @result_against_static(%x: tensor<?x768xf32> {symshape.axes = #symshap
 // An upper bound below a static dimension cannot describe it.
 func.func @bound_against_static(%x: tensor<4xf32>, %n: tensor<i64>) -> tensor<8xf32> {
   %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<4xf32>, tensor<i64>) -> tensor<?xf32>
-  // expected-error @below {{result #0 dimension 0 is 8 but the inferred extent is ub(4)}}
+  // expected-error @below {{'tensor.cast' op source axis 0 and the static result extent 8 must be equal: ub(4) vs 8}}
   %c = tensor.cast %t : tensor<?xf32> to tensor<8xf32>
   return %c : tensor<8xf32>
 }

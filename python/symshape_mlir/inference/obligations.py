@@ -49,6 +49,7 @@ from typing import TypeAlias
 
 from mlir import ir
 
+from symshape_mlir.extent.canon import mul
 from symshape_mlir.extent.expr import Const, Expr, InputAxis, RuntimeScalar
 from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference.facts import Origin
@@ -139,11 +140,8 @@ class Quantity:
     @staticmethod
     def product(axes: Sequence[tuple[ir.Value, int]]) -> Quantity:
         """The product of the sizes of ``axes`` (1 for none)."""
-        values = tuple(v for v, _ in axes)
-        total: Expr = Const(1)
-        for index, (_, axis) in enumerate(axes):
-            total = total * InputAxis(index, axis)
-        return Quantity(total, values)
+        return Quantity(mul(*(InputAxis(i, axis) for i, (_, axis) in enumerate(axes))),
+                        tuple(v for v, _ in axes))
 
     @staticmethod
     def combine(parts: Sequence[Quantity | int]) -> tuple[list[Expr], tuple[Source, ...]]:
@@ -228,8 +226,3 @@ class Obligation:
     def weakest(self) -> ShapeExtent:
         """The least exact extent involved (what a violation reports)."""
         return min(self.observed, key=lambda e: e.strength)
-
-    def describe(self) -> str:
-        """The requirement in words, with what was seen."""
-        seen = " vs ".join(f"'{e}'" for e in self.observed)
-        return f"{self.field} ({seen})"

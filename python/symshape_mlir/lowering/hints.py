@@ -30,7 +30,8 @@ __all__ = ["insert_upper_bound_hints", "shield_static_casts"]
 
 
 def _constant_bounds(facts: InferenceState, value: ir.Value) -> dict[int, int]:
-    shape = facts.facts_of(value).shape or ()
+    # IREE does not check a hint: only bounds known where the value is made.
+    shape = facts.defined_facts(value).shape or ()
     type_ = ir.RankedTensorType(value.type)
     bounds = {}
     for axis, extent in enumerate(shape):

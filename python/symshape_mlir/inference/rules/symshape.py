@@ -13,7 +13,7 @@ from __future__ import annotations
 from mlir import ir
 
 from symshape_mlir.attributes import enum_name, shape_from_attr
-from symshape_mlir.extent import Const, Expr, InputAxis, RuntimeScalar, minimum
+from symshape_mlir.extent import Const, InputAxis, RuntimeScalar, canon, minimum
 from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 from symshape_mlir.extent.prove import cancel_exact_divisions, prove_ne, prove_nonnegative
@@ -109,7 +109,7 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
     count = None
     if all(q is not None for q in wanted):
         count = same_size(Quantity.product([(source, a) for a in range(len(shape))]),
-                          Quantity.of(_product_of, *wanted))  # type: ignore[arg-type]
+                          Quantity.of(canon.mul, *wanted))  # type: ignore[arg-type]
     for axis, (target, origin) in enumerate(zip(targets, origins)):
         state.require_exact(target, op, f"reshape target extent {axis}", count, origin,
                             self_checked=True)
@@ -184,13 +184,6 @@ def _gather(op: ir.Operation, state: InferenceState) -> Facts:
         [*index_shape[:-1], *(sizes[a] for a in kept)],
         [*batch_origins, *(size_origins[a] for a in kept)],
     )]
-
-
-def _product_of(*factors: Expr) -> Expr:
-    total: Expr = Const(1)
-    for factor in factors:
-        total = total * factor
-    return total
 
 
 def truncate_stage(op: ir.Operation, state: InferenceState) -> str:

@@ -40,7 +40,7 @@ from mlir import ir
 
 from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.canon import floordiv
-from symshape_mlir.extent.expr import Const
+from symshape_mlir.extent.canon import mul as canon_mul
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_eq, prove_ge, prove_lt
 from symshape_mlir.inference.errors import ShapeInferenceError
@@ -221,12 +221,8 @@ def _cast(op: ir.Operation, state: InferenceState) -> Facts:
     for axis, static in enumerate(result.shape):
         if static == DYNAMIC or (shape[axis].strength == 2 and const_int(shape[axis]) == static):
             continue
-        have = shape[axis]
-        if have.strength == 1 and prove_lt(have.expr, static, state.extents) is True:  # type: ignore[arg-type]
-            raise ShapeInferenceError(
-                op.location,
-                f"result #0 dimension {axis} is {static} but the inferred extent is {have}")
-        # The cast asserts the size: a fact only once established.
+        # The cast asserts the size: a fact only once established (a bound
+        # provably below it is an error of the unification).
         shape[axis] = state.unify(
             shape[axis], const_extent(static), op,
             describe("source axis {} and the static result extent {}", axis, static),
@@ -317,7 +313,7 @@ def _expand_shape(op: ir.Operation, state: InferenceState) -> Facts:
             describe("source axis {} and the product of result axes {}", group_index,
                      list(axes)),
             same_size(Quantity.dim(operands[0], group_index),
-                      Quantity.of(lambda *xs: _multiply(xs), *(quantities[a] for a in axes))),
+                      Quantity.of(canon_mul, *(quantities[a] for a in axes))),
             state.origins(operands[0])[group_index])
     return [ValueFacts(shape=tuple(extents), elements=_same_elements(op, state))]
 
@@ -333,13 +329,6 @@ def _collapse_shape(op: ir.Operation, state: InferenceState) -> Facts:
 def _signed_value(state: InferenceState, value: ir.Value) -> ShapeExtent:
     known = state.value(value)
     return known if known.strength else state.fresh_signed(value)
-
-
-def _multiply(factors: Sequence[object]) -> object:
-    total: object = Const(1)
-    for factor in factors:
-        total = total * factor  # type: ignore[operator]
-    return total
 
 
 def _same_elements(op: ir.Operation, state: InferenceState) -> tuple[ShapeExtent, ...] | None:
@@ -376,8 +365,7 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
     def count() -> Condition:
         return same_size(
             Quantity.product([(source_value, a) for a in range(len(source))]),
-            Quantity.of(lambda *xs: _multiply(xs),
-                        *(Quantity.element(shape_value, a) for a in range(rank))))
+            Quantity.of(canon_mul, *(Quantity.element(shape_value, a) for a in range(rank))))
 
     for axis, target in enumerate(targets):
         state.require_exact(target, op, f"reshape shape element {axis}", count,
