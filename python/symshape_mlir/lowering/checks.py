@@ -39,7 +39,7 @@ from symshape_mlir.extent.expr import (
 )
 from symshape_mlir.inference.obligations import Kind, Obligation, Quantity
 from symshape_mlir.lowering.errors import LoweringError
-from symshape_mlir.lowering.exprs import AxisBindings, location_text
+from symshape_mlir.lowering.exprs import AxisBindings, location_text, lower_scalar
 from symshape_mlir.lowering.index_builder import IndexBuilder
 
 __all__ = ["check_message", "emit_check", "lower_quantity"]
@@ -101,8 +101,7 @@ def lower_quantity(b: IndexBuilder, q: Quantity, axes: AxisBindings, op: ir.Oper
             assert not isinstance(source, tuple)
             return b.dim(source, node.axis)
         if isinstance(node, RuntimeScalar):
-            value = _scalar(b, q.values[node.operand], where)
-            return value if node.semantics == "index" else b.max(value, b.const(0))
+            return lower_scalar(b, q.values[node.operand], node.semantics, where)
         if isinstance(node, Sum):
             total = b.const(node.const)
             for term, coef in node.terms:
@@ -129,15 +128,3 @@ def lower_quantity(b: IndexBuilder, q: Quantity, axes: AxisBindings, op: ir.Oper
         raise LoweringError(op.location, f"cannot lower '{node}' to a run-time check")
 
     return lower(q.expr)
-
-
-def _scalar(b: IndexBuilder, source: ir.Value | tuple[ir.Value, int], where: str) -> ir.Value:
-    """The integer value of a source as an ``index``."""
-    if isinstance(source, tuple):
-        value, position = source
-        return b.scalar_at(value, [b.const(position)], where=where)
-    if isinstance(source.type, ir.RankedTensorType):
-        return b.scalar_at(source, where=where)
-    if isinstance(source.type, ir.IndexType):
-        return b.mark_wide(source)
-    return b.mark_wide(arith.IndexCastOp(b.index, source).result)

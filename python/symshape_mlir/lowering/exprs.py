@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mlir import ir
+from mlir.dialects import arith
 
 from symshape_mlir.attributes import ExprTree, expr_from_tree, format_tree, shape_from_attr
 from symshape_mlir.extent import UNKNOWN, ShapeExtent, instantiate, prove_ne, prove_nonnegative
@@ -162,9 +163,7 @@ class ExprLowering:
         if kind == "dim":
             return b.dim(operands[tree[1]], tree[2])
         if kind == "scalar":
-            clamp = tree[2] != "index"
-            value = b.scalar_at(operands[tree[1]], clamp_nonneg=clamp, where=self.where())
-            return b.mark_nonneg(value) if clamp else value
+            return lower_scalar(b, operands[tree[1]], tree[2], self.where())
         lhs, rhs = self.lower(tree[1]), self.lower(tree[2])
         if kind in ("floordiv", "ceildiv", "mod"):
             message = (
@@ -188,6 +187,27 @@ class ExprLowering:
             )
             self.b.mark_nonneg(value)
         return value
+
+
+def lower_scalar(b: IndexBuilder, source: ir.Value | tuple[ir.Value, int], semantics: str,
+                 where: str) -> ir.Value:
+    """The integer value of ``source`` (a 0-d integer tensor, ``(tensor, k)`` for
+    element ``k`` of a 1-D one, or an ``index``/integer value) converted to
+    an extent with ``semantics`` (clamped in the source's width, before any
+    cast to ``index``)."""
+    clamp = semantics != "index"
+    if isinstance(source, tuple):
+        value, position = source
+        lowered = b.scalar_at(value, [b.const(position)], clamp_nonneg=clamp, where=where)
+    elif isinstance(source.type, ir.RankedTensorType):
+        lowered = b.scalar_at(source, clamp_nonneg=clamp, where=where)
+    else:
+        lowered = source if isinstance(source.type, ir.IndexType) else \
+            arith.IndexCastOp(b.index, source).result
+        b.mark_wide(lowered)
+        if clamp:
+            lowered = b.max(lowered, b.const(0))
+    return b.mark_nonneg(lowered) if clamp else lowered
 
 
 def location_text(location: ir.Location) -> str:
