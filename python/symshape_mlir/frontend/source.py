@@ -12,30 +12,46 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import linecache
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["SourceLocation", "user_location"]
+__all__ = ["SourceLocation", "located", "user_location"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def _quoted(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
 @dataclass(frozen=True)
 class SourceLocation:
-    """A line (and column, 1-based) of a Python file, with its source text."""
+    """A line (and column, 1-based) of a source file, with its source text.
+
+    Attributes:
+        name: when set, the location is that name at the line
+            (``loc("node"("model.onnx":3:1))``): a node of an imported graph.
+    """
 
     file: str
     line: int
     column: int = 1
     text: str = ""
+    name: str = ""
 
     @property
     def mlir(self) -> str:
         """The location as MLIR text: ``loc("file.py":line:col)``."""
-        escaped = self.file.replace("\\", "\\\\").replace('"', '\\"')
-        return f'loc("{escaped}":{self.line}:{self.column})'
+        position = f"{_quoted(self.file)}:{self.line}:{self.column}"
+        if self.name:
+            return f"loc({_quoted(self.name)}({position}))"
+        return f"loc({position})"
 
     def __str__(self) -> str:
         where = f"{os.path.basename(self.file)}:{self.line}"
@@ -43,6 +59,24 @@ class SourceLocation:
 
 
 UNKNOWN_LOCATION = SourceLocation("<unknown>", 0)
+
+_CURRENT: contextvars.ContextVar[SourceLocation | None] = contextvars.ContextVar(
+    "symshape_source_location", default=None
+)
+
+
+@contextlib.contextmanager
+def located(where: SourceLocation) -> Iterator[None]:
+    """Locates every op traced inside the block at ``where``.
+
+    For programs that do not come from Python source (an imported ONNX
+    graph locates each node's ops at the node).
+    """
+    token = _CURRENT.set(where)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
 
 
 def _is_internal(filename: str) -> bool:
@@ -53,7 +87,13 @@ def _is_internal(filename: str) -> bool:
 
 
 def user_location() -> SourceLocation:
-    """The location of the innermost calling frame outside this package."""
+    """The location of the innermost calling frame outside this package.
+
+    Inside a :func:`located` block, that block's location.
+    """
+    current = _CURRENT.get()
+    if current is not None:
+        return current
     frame = sys._getframe(1)
     while frame is not None and _is_internal(frame.f_code.co_filename):
         frame = frame.f_back  # type: ignore[assignment]

@@ -85,6 +85,8 @@ class FunctionTrace:
     _index_consts: dict[int, str] = field(default_factory=dict)
     bounds: list[tuple[ShapeExtent, BoundOrigin]] = field(default_factory=list)
     named_axes: set[str] = field(default_factory=set)
+    #: Blobs of large constants (``dense_resource<name>``), by resource name.
+    resources: dict[str, bytes] = field(default_factory=dict)
     #: Under ``contract="defer"`` an upper bound used as a true size is left
     #: to the run-time check the compiled module makes, not a trace error.
     defer: bool = False

@@ -51,6 +51,7 @@ class TracedFunction:
             trace-local fresh symbols ``_dN``).
         result_shapes: the traced shape of each result.
         text: the ``func.func`` op as MLIR text.
+        resources: blobs of its large constants, by ``dense_resource`` name.
     """
 
     name: str
@@ -58,6 +59,7 @@ class TracedFunction:
     input_shapes: tuple[Shape, ...]
     result_shapes: tuple[Shape, ...]
     text: str
+    resources: tuple[tuple[str, bytes], ...] = ()
 
     @property
     def planned(self) -> bool:
@@ -149,8 +151,15 @@ def _labels(fn: Callable[..., Any], count: int) -> list[str]:
     return names
 
 
-def trace(fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None,
-          contract: str = "reject") -> TracedFunction:
+def trace(
+    fn: Callable[..., Any],
+    *specs: TensorSpec,
+    name: str | None = None,
+    contract: str = "reject",
+    labels: Sequence[str] | None = None,
+    location: SourceLocation | None = None,
+    pass_trace: bool = False,
+) -> TracedFunction:
     """Traces ``fn`` on inputs of the declared types.
 
     Args:
@@ -161,20 +170,27 @@ def trace(fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None,
         contract: ``"reject"``: an upper bound used as a reshape or broadcast
             target is a trace error; ``"defer"``: it is traced, and the
             compiled module checks it at run time.
+        labels: the inputs' names, for axes named after them
+            (``fn``'s parameter names by default).
+        location: the function's location (``fn``'s first line by default).
+        pass_trace: call ``fn`` with the :class:`FunctionTrace` before the
+            inputs, for callers that build ops from no input (constants of
+            an imported graph without inputs).
 
     Raises:
         FrontendError, ContractError, ShapeError: from the traced ops, each
             naming the op and the Python line.
     """
-    if not specs:
+    if not specs and not pass_trace:
         specs = input_specs(fn)
     symbol = _symbol_name(name or str(getattr(fn, "__name__", "traced")))
     if contract not in ("reject", "defer"):
         raise ValueError(f"contract must be 'reject' or 'defer', got {contract!r}")
     state = FunctionTrace(symbol, defer=contract == "defer")
-    labels = _labels(fn, len(specs))
+    if labels is None or len(labels) != len(specs):
+        labels = _labels(fn, len(specs))
     args = [_argument(state, i, labels[i], spec) for i, spec in enumerate(specs)]
-    returned = fn(*args)
+    returned = fn(state, *args) if pass_trace else fn(*args)
     results = list(returned) if isinstance(returned, tuple | list) else [returned]
     for index, result in enumerate(results):
         if not isinstance(result, Tensor) or result.trace is not state:
@@ -182,7 +198,7 @@ def trace(fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None,
                 f"{fn.__qualname__} returned {result!r} as result {index}; "
                 "expected traced tensors of this function"
             )
-    where = _function_location(fn)
+    where = location or _function_location(fn)
     values = ", ".join(r.value for r in results)
     types = ", ".join(r.mlir_type for r in results)
     returns = f"func.return {values} : {types}" if results else "func.return"
@@ -195,16 +211,28 @@ def trace(fn: Callable[..., Any], *specs: TensorSpec, name: str | None = None,
         tuple(a.symbolic_shape for a in args),
         tuple(r.symbolic_shape for r in results),
         text,
+        tuple(state.resources.items()),
     )
 
 
 def module_text(functions: Iterable[TracedFunction]) -> str:
-    """The MLIR text of a module holding ``functions``."""
+    """The MLIR text of a module holding ``functions`` (and their constants' blobs)."""
     functions = list(functions)
     names = [f.name for f in functions]
     if len(set(names)) != len(names):
         raise FrontendError(f"function names repeat: {names}")
-    return "module {\n" + "\n".join(f.text for f in functions) + "\n}\n"
+    text = "module {\n" + "\n".join(f.text for f in functions) + "\n}\n"
+    blobs = [(name, blob) for f in functions for name, blob in f.resources]
+    if len({name for name, _ in blobs}) != len(blobs):
+        raise FrontendError("constant resource names repeat across functions")
+    if blobs:
+        # A blob is its alignment (a little-endian uint32) then the bytes.
+        entries = ",\n".join(
+            f'      {name}: "0x{(16).to_bytes(4, "little").hex()}{blob.hex()}"'
+            for name, blob in blobs
+        )
+        text += f"{{-#\n  dialect_resources: {{\n    builtin: {{\n{entries}\n    }}\n  }}\n#-}}\n"
+    return text
 
 
 def trace_module(

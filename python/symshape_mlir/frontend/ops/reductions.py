@@ -41,6 +41,8 @@ def _axes(op: str, x: Tensor, axis: Axis, where: SourceLocation) -> tuple[int, .
 def _identity(kind: str, dtype: DType) -> float | int:
     if kind == "sum":
         return 0.0 if dtype.is_float else 0
+    if kind == "prod":
+        return 1.0 if dtype.is_float else 1
     bits = 8 * dtype.numpy.itemsize
     if kind == "max":
         return float("-inf") if dtype.is_float else -(2 ** (bits - 1))
@@ -49,6 +51,7 @@ def _identity(kind: str, dtype: DType) -> float | int:
 
 _COMBINE = {
     "sum": ("arith.addf", "arith.addi"),
+    "prod": ("arith.mulf", "arith.muli"),
     "max": ("arith.maximumf", "arith.maxsi"),
     "min": ("arith.minimumf", "arith.minsi"),
 }
@@ -62,7 +65,7 @@ def reduce(
     keepdims: bool = False,
     where: SourceLocation | None = None,
 ) -> Tensor:
-    """Reduces ``x`` over ``axis`` with ``kind`` (``"sum"``, ``"max"`` or ``"min"``)."""
+    """Reduces ``x`` over ``axis`` with ``kind`` (``"sum"``, ``"prod"``, ``"max"`` or ``"min"``)."""
     where = where or user_location()
     axes = _axes(kind, x, axis, where)
     reduced = set(axes)

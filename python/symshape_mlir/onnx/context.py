@@ -1,0 +1,255 @@
+"""What an op importer sees: the node, its inputs, attributes and the traced function.
+
+:class:`GraphState` maps value names to what they stand for (a traced
+tensor, a :class:`~symshape_mlir.onnx.values.Known` or a
+:class:`~symshape_mlir.onnx.values.Literal`) and turns data known at import
+time into tensors when an op needs it at run time. :class:`NodeContext`
+gives one node's importer its inputs and attributes, and located errors.
+
+Example:
+    >>> def reshape(node: NodeContext) -> list[Value]:      # doctest: +SKIP
+    ...     data = node.tensor(0)                          # a traced tensor
+    ...     target = node.known(1, "shape")                # elements as extents
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.guarantee import Exact
+from symshape_mlir.frontend.dtypes import DType, as_dtype
+from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.ops.constants import constant
+from symshape_mlir.frontend.source import SourceLocation
+from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type
+from symshape_mlir.onnx.errors import OnnxImportError
+from symshape_mlir.onnx.values import Known, Literal, Value
+from symshape_mlir.shapes.shape import Shape
+
+__all__ = ["GraphState", "NodeContext", "onnx_dtype"]
+
+_DTYPES: dict[int, str] = {
+    onnx.TensorProto.FLOAT: "f32",
+    onnx.TensorProto.DOUBLE: "f64",
+    onnx.TensorProto.FLOAT16: "f16",
+    onnx.TensorProto.INT32: "i32",
+    onnx.TensorProto.INT64: "i64",
+    onnx.TensorProto.BOOL: "i1",
+}
+
+
+def onnx_dtype(elem_type: int) -> DType | None:
+    """The frontend element type of an ONNX ``TensorProto`` data type (None: unsupported)."""
+    name = _DTYPES.get(int(elem_type))
+    return as_dtype(name) if name else None
+
+
+def onnx_type_name(elem_type: int) -> str:
+    """The ONNX name of a data type (``FLOAT``, ``UINT8``)."""
+    try:
+        return str(onnx.TensorProto.DataType.Name(elem_type))
+    except ValueError:
+        return f"data type {elem_type}"
+
+
+@dataclass
+class GraphState:
+    """The values of the graph being imported.
+
+    Attributes:
+        trace: the ``func.func`` being built.
+        values: what each value name stands for.
+    """
+
+    trace: FunctionTrace
+    values: dict[str, Value] = field(default_factory=dict)
+    #: Tensors built from known data, by the data's id (the data kept alive beside).
+    _tensors: dict[int, tuple[Value, Tensor]] = field(default_factory=dict)
+
+    def as_tensor(self, value: Value, where: SourceLocation) -> Tensor:
+        """``value`` as a traced tensor (known data is built once, where first needed)."""
+        if isinstance(value, Tensor):
+            return value
+        cached = self._tensors.get(id(value))
+        if cached is not None:
+            return cached[1]
+        if isinstance(value, Literal):
+            tensor = constant(self.trace, value.array, where)
+        else:
+            assert isinstance(value, Known)
+            tensor = self._from_elements(value, where)
+        self._tensors[id(value)] = (value, tensor)
+        return tensor
+
+    def _from_elements(self, value: Known, where: SourceLocation) -> Tensor:
+        trace = self.trace
+        const = value.constant
+        if const is not None:
+            return constant(trace, const, where)
+        dtype = as_dtype(value.dtype)
+        items: list[str] = []
+        for element in value.elements:
+            index = self.index_value(element, where)
+            name = trace.ssa("i")
+            trace.emit(f"{name} = arith.index_cast {index} : index to {dtype.mlir}", where)
+            items.append(name)
+        shape = Shape([Exact(Const(n)) for n in value.shape])
+        name = trace.ssa("fe")
+        type_ = tensor_type(shape.dims, dtype)
+        trace.emit(f"{name} = tensor.from_elements {', '.join(items)} : {type_}", where)
+        return Tensor(trace, name, shape, dtype)
+
+    def index_value(self, expr: Expr, where: SourceLocation) -> str:
+        """An ``index`` value computing ``expr`` from the traced tensors' sizes."""
+        if isinstance(expr, Const):
+            return self.trace.index_const(expr.value, where)
+        return self.trace.materialize(Exact(expr), where)
+
+
+@dataclass
+class NodeContext:
+    """One node being imported.
+
+    Attributes:
+        node: the ONNX node.
+        opset: the model's default-domain opset.
+        version: the operator version in effect at that opset.
+        where: the node's location (its position in the graph and name).
+        graph: the graph's values.
+    """
+
+    node: onnx.NodeProto
+    opset: int
+    version: int
+    where: SourceLocation
+    graph: GraphState
+    _attributes: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for attribute in self.node.attribute:
+            self._attributes[attribute.name] = attribute
+
+    @property
+    def trace(self) -> FunctionTrace:
+        """The function being traced."""
+        return self.graph.trace
+
+    def error(self, message: str) -> NoReturn:
+        """Raises an :class:`OnnxImportError` located at this node."""
+        raise OnnxImportError(
+            message, self.where, self.node.op_type, self.node.name, self.opset
+        )
+
+    # -- inputs -----------------------------------------------------------------------
+
+    @property
+    def input_count(self) -> int:
+        """The number of inputs given (trailing empty names dropped)."""
+        names = list(self.node.input)
+        while names and not names[-1]:
+            names.pop()
+        return len(names)
+
+    def has(self, index: int) -> bool:
+        """Whether optional input ``index`` is given."""
+        return index < len(self.node.input) and bool(self.node.input[index])
+
+    def value(self, index: int, what: str = "") -> Value:
+        """What input ``index`` stands for.
+
+        Raises:
+            OnnxImportError: the input is missing.
+        """
+        if not self.has(index):
+            self.error(f"input {index}{f' ({what})' if what else ''} is required")
+        return self.graph.values[self.node.input[index]]
+
+    def tensor(self, index: int, what: str = "") -> Tensor:
+        """Input ``index`` as a traced tensor."""
+        value = self.value(index, what)
+        try:
+            return self.graph.as_tensor(value, self.where)
+        except FrontendError as err:
+            self.error(str(err))
+
+    def dtype(self, index: int) -> DType:
+        """The element type of input ``index`` (without building it as a tensor)."""
+        value = self.value(index)
+        if isinstance(value, Tensor):
+            return value.dtype
+        array_dtype = value.array.dtype if isinstance(value, Literal) else value.dtype
+        try:
+            return as_dtype(array_dtype)
+        except TypeError:
+            self.error(f"element type {array_dtype} is not supported")
+
+    def tensors(self) -> list[Tensor]:
+        """Every given input as a traced tensor."""
+        return [self.tensor(i) for i in range(self.input_count)]
+
+    def known(self, index: int, what: str) -> Known:
+        """Input ``index`` as integer data known at import time.
+
+        Raises:
+            OnnxImportError: the data is computed at run time from values
+                the importer cannot follow.
+        """
+        known = Known.of(self.value(index, what))
+        if known is None:
+            self.error(
+                f"input {index} ({what}) must be known when the model is imported: a constant, "
+                "an initializer, or computed from tensor shapes"
+            )
+        return known
+
+    def ints(self, index: int, what: str) -> list[int]:
+        """Input ``index`` as constant integers."""
+        known = self.known(index, what)
+        const = known.constant
+        if const is None:
+            self.error(f"input {index} ({what}) must be constant, not {list(known.elements)}")
+        return [int(v) for v in const.reshape(-1)]
+
+    def literal(self, index: int, what: str) -> np.ndarray:
+        """Input ``index`` as a constant array."""
+        value = self.value(index, what)
+        if isinstance(value, Literal):
+            return value.array
+        known = Known.of(value)
+        if known is not None and known.constant is not None:
+            return known.constant
+        self.error(f"input {index} ({what}) must be a constant")
+
+    # -- attributes ---------------------------------------------------------------------
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        """Attribute ``name`` as a Python value (tensors as numpy arrays)."""
+        attribute = self._attributes.get(name)
+        if attribute is None:
+            return default
+        value = helper.get_attribute_value(attribute)
+        if isinstance(value, onnx.TensorProto):
+            return numpy_helper.to_array(value)
+        if isinstance(value, bytes):
+            return value.decode()
+        if isinstance(value, Sequence) and not isinstance(value, str):
+            return list(value)
+        return value
+
+    def has_attr(self, name: str) -> bool:
+        """Whether attribute ``name`` is set."""
+        return name in self._attributes
+
+    def axis(self, axis: int, rank: int, what: str = "axis") -> int:
+        """``axis`` normalized into ``[0, rank)``."""
+        if not -rank <= axis < rank:
+            self.error(f"{what} {axis} is out of range for rank {rank}")
+        return axis % rank

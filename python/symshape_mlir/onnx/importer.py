@@ -1,0 +1,226 @@
+"""Importing an ONNX model into a symshape ``func.func``.
+
+Every ``dim_param`` of a graph input becomes a named axis (the function
+argument's ``symshape.axes``); an unnamed dynamic dim of an input that
+names others is named ``<input>_<axis>``, and one of an input that names
+none is a fresh symbol. Initializers and ``Constant`` nodes are constants
+(large ones as ``dense_resource`` blobs). Each node is imported by the
+registered importer for its operator version at the model's opset
+(:mod:`symshape_mlir.onnx.registry`), located at the node:
+``loc("node name"("model.onnx":<position>:1))``.
+
+Example:
+    >>> module = import_model("model.onnx")
+    >>> print(module)                                     # doctest: +SKIP
+    func.func @main(%arg0: tensor<?x?x64xf32> {symshape.axes = #symshape.shape<[batch, seq, 64]>})
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import onnx
+from mlir import ir
+from onnx import numpy_helper
+
+import symshape_mlir.onnx.ops  # noqa: F401  (registers the importers)
+from symshape_mlir.extent.expr import RESERVED_WORDS
+from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.source import SourceLocation, located
+from symshape_mlir.frontend.tensor import Tensor, TensorSpec
+from symshape_mlir.frontend.tracer import FunctionTrace
+from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
+from symshape_mlir.onnx.context import GraphState, NodeContext, onnx_dtype, onnx_type_name
+from symshape_mlir.onnx.errors import OnnxImportError
+from symshape_mlir.onnx.registry import lookup
+from symshape_mlir.onnx.values import Literal, Value
+from symshape_mlir.shapes.errors import ShapeError
+
+__all__ = ["MIN_OPSET", "import_model", "load_model", "trace_model"]
+
+#: The oldest default-domain opset the importer reads.
+MIN_OPSET = 13
+
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
+    """The model and the file name its locations use."""
+    if isinstance(model, onnx.ModelProto):
+        return model, "<onnx>"
+    path = os.fspath(model)
+    try:
+        return onnx.load(path), path
+    except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as err:  # type: ignore[attr-defined]
+        raise OnnxImportError(f"cannot read the model: {err}", SourceLocation(path, 0)) from None
+    except Exception as err:
+        raise OnnxImportError(f"not an ONNX model: {err}", SourceLocation(path, 0)) from None
+
+
+def _identifier(text: str, reserved: bool = True) -> str:
+    name = re.sub(r"[^A-Za-z0-9_]", "_", text)
+    if not name or name[0].isdigit():
+        name = f"d_{name}"
+    if reserved and (name in RESERVED_WORDS or re.fullmatch(r"_d\d+", name)):
+        name = f"axis{name}" if name.startswith("_") else f"axis_{name}"
+    return name
+
+
+def _opset(model: onnx.ModelProto, file: str) -> int:
+    versions = [o.version for o in model.opset_import if o.domain in _DEFAULT_DOMAINS]
+    newest = onnx.defs.onnx_opset_version()
+    if not versions:
+        raise OnnxImportError("the model imports no default-domain opset", SourceLocation(file, 0))
+    opset = int(versions[0])
+    if not MIN_OPSET <= opset <= newest:
+        raise OnnxImportError(
+            f"opset {opset} is not supported (the importer reads opsets {MIN_OPSET} to {newest})",
+            SourceLocation(file, 0),
+        )
+    return opset
+
+
+def _input_spec(value: onnx.ValueInfoProto, where: SourceLocation) -> TensorSpec:
+    kind = value.type.WhichOneof("value")
+    if kind != "tensor_type":
+        raise OnnxImportError(f"input {value.name!r} is a {kind}, not a tensor", where)
+    tensor = value.type.tensor_type
+    dtype = onnx_dtype(tensor.elem_type)
+    if dtype is None:
+        raise OnnxImportError(
+            f"input {value.name!r} has element type {onnx_type_name(tensor.elem_type)}, "
+            "which the importer does not support",
+            where,
+        )
+    if not tensor.HasField("shape"):
+        raise OnnxImportError(f"input {value.name!r} has no shape (its rank is needed)", where)
+    axes: list[int | str] = []
+    for dim in tensor.shape.dim:
+        which = dim.WhichOneof("value")
+        if which == "dim_value" and dim.dim_value >= 0:
+            axes.append(int(dim.dim_value))
+        elif which == "dim_param" and dim.dim_param:
+            axes.append(_identifier(dim.dim_param))
+        else:
+            axes.append("?")
+    return TensorSpec(axes, dtype)
+
+
+def trace_model(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    *,
+    name: str = "main",
+    constants: Mapping[str, Any] | None = None,
+) -> TracedFunction:
+    """Imports the main graph of ``model`` as one traced function.
+
+    Args:
+        model: a path or a ``ModelProto``.
+        name: the function's symbol name.
+        constants: graph inputs bound to constant values (numpy arrays):
+            they become constants of the function instead of arguments,
+            so data such as a ``Reshape`` target is known at import time.
+
+    Raises:
+        OnnxImportError: an unsupported opset, op, attribute or element type,
+            or a shape error, located at the node.
+    """
+    proto, file = load_model(model)
+    opset = _opset(proto, file)
+    graph = proto.graph
+    here = SourceLocation(file, 0)
+    bound = dict(constants or {})
+    unknown = set(bound) - {v.name for v in graph.input}
+    if unknown:
+        raise OnnxImportError(f"constants name no graph input: {sorted(unknown)}", here)
+    initial: dict[str, Value] = {}
+    for init in graph.initializer:
+        initial[init.name] = _literal(init, here)
+    for input_name, array in bound.items():
+        initial[input_name] = Literal(np.asarray(array))
+    arguments = [v for v in graph.input if v.name not in initial]
+    specs = [_input_spec(v, here) for v in arguments]
+    labels = [_identifier(v.name, reserved=False) for v in arguments]
+
+    def body(function: FunctionTrace, *args: Tensor) -> list[Tensor]:
+        state = GraphState(function)
+        state.values.update(initial)
+        for value, arg in zip(arguments, args, strict=True):
+            state.values[value.name] = arg
+        for index, node in enumerate(graph.node):
+            _import_node(state, node, index, opset, file)
+        results = []
+        for output in graph.output:
+            where = SourceLocation(file, 0, 1, f"output {output.name!r}", output.name)
+            if output.name not in state.values:
+                raise OnnxImportError(f"graph output {output.name!r} is never computed", where)
+            with located(where):
+                results.append(state.as_tensor(state.values[output.name], where))
+        return results
+
+    try:
+        return trace(
+            body, *specs, name=_identifier(name, reserved=False), labels=labels,
+            location=SourceLocation(file, 0, 1, "", graph.name or name), pass_trace=True,
+        )
+    except (FrontendError, ShapeError) as err:
+        raise OnnxImportError(str(err), here) from None
+
+
+def _literal(init: onnx.TensorProto, where: SourceLocation) -> Literal:
+    if onnx_dtype(init.data_type) is None:
+        raise OnnxImportError(
+            f"initializer {init.name!r} has element type {onnx_type_name(init.data_type)}, "
+            "which the importer does not support",
+            where,
+        )
+    return Literal(numpy_helper.to_array(init))
+
+
+def _import_node(
+    state: GraphState, node: onnx.NodeProto, index: int, opset: int, file: str
+) -> None:
+    label = node.name or f"{node.op_type}_{index}"
+    where = SourceLocation(file, index + 1, 1, f"{node.op_type} {label!r}", label)
+    if node.domain not in _DEFAULT_DOMAINS:
+        raise OnnxImportError(
+            f"domain {node.domain!r} is not supported", where, node.op_type, node.name, opset
+        )
+    fn, version = lookup(node.op_type, opset)
+    context = NodeContext(node, opset, version or 0, where, state)
+    if fn is None:
+        detail = f"version {version} " if version is not None else ""
+        context.error(f"ONNX {node.op_type} {detail}is not supported")
+    for position, input_name in enumerate(node.input):
+        if input_name and input_name not in state.values:
+            context.error(f"input {position} {input_name!r} is not defined before the node")
+    with located(where):
+        try:
+            outputs = fn(context)
+        except (FrontendError, ShapeError) as err:
+            context.error(str(err))
+    wanted = [n for n in node.output]
+    if len(outputs) < len([n for n in wanted if n]):
+        context.error(f"produces {len(outputs)} outputs, the node names {len(wanted)}")
+    for output_name, value in zip(wanted, outputs, strict=False):
+        if output_name:
+            state.values[output_name] = value
+
+
+def import_model(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    *,
+    name: str = "main",
+    constants: Mapping[str, Any] | None = None,
+    context: ir.Context | None = None,
+) -> ir.Module:
+    """Imports ``model`` as an MLIR module holding one function (``@main``).
+
+    See :func:`trace_model` for the arguments and errors; ``context`` is the
+    MLIR context to parse into (a fresh one by default).
+    """
+    return trace_module([trace_model(model, name=name, constants=constants)], context)

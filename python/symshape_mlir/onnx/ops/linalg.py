@@ -1,0 +1,58 @@
+"""Contractions: MatMul (with numpy's 1-D rules) and Gemm.
+
+Example:
+    ``MatMul(x: [batch, seq, 64], w: [64, 32])`` is ``[batch, seq, 32]``:
+    a ``linalg.generic`` with one reduction loop.
+"""
+
+from __future__ import annotations
+
+from symshape_mlir.frontend.ops import elementwise as fe
+from symshape_mlir.frontend.ops import shape_ops as fs
+from symshape_mlir.frontend.ops.linalg import matmul as matmul_
+from symshape_mlir.onnx.context import NodeContext
+from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.values import Value
+
+__all__: list[str] = []
+
+
+@importer("MatMul", since=13)
+def matmul(node: NodeContext) -> list[Value]:
+    a, b = node.tensors()
+    if a.ndim == 0 or b.ndim == 0:
+        node.error("inputs must have rank 1 or more")
+    if a.dtype.is_bool or a.dtype != b.dtype:
+        node.error(f"element types {a.dtype} and {b.dtype} are not supported together")
+    squeeze: list[int] = []
+    if a.ndim == 1:
+        a = fs.expand_dims(a, 0)
+        squeeze.append(-2)
+    if b.ndim == 1:
+        b = fs.expand_dims(b, 1)
+        squeeze.append(-1)
+    result = matmul_(a, b)
+    if squeeze:
+        result = fs.squeeze(result, [result.ndim + s for s in squeeze])
+    return [result]
+
+
+@importer("Gemm", since=13)
+def gemm(node: NodeContext) -> list[Value]:
+    a, b = node.tensor(0), node.tensor(1)
+    if a.ndim != 2 or b.ndim != 2:
+        node.error(f"A and B must be matrices, not of rank {a.ndim} and {b.ndim}")
+    if node.attr("transA", 0):
+        a = fs.transpose(a)
+    if node.attr("transB", 0):
+        b = fs.transpose(b)
+    y = matmul_(a, b)
+    alpha, beta = float(node.attr("alpha", 1.0)), float(node.attr("beta", 1.0))
+    if alpha != 1.0:
+        y = fe.multiply(y, alpha if a.dtype.is_float else int(alpha))
+    if node.has(2):
+        c = node.tensor(2)
+        if beta != 1.0:
+            c = fe.multiply(c, beta if c.dtype.is_float else int(beta))
+        y = fe.add(y, c)
+    return [y]

@@ -1,0 +1,67 @@
+"""Reductions: ``Reduce*`` with axes as an attribute or an input, and ``keepdims``.
+
+Example:
+    ``ReduceMean(x: [batch, seq, 64], axes=[-1])`` is ``[batch, seq, 1]``:
+    a ``linalg.generic`` sum over ``d2`` divided by the run-time extent.
+"""
+
+from __future__ import annotations
+
+from symshape_mlir.frontend.ops import elementwise as fe
+from symshape_mlir.frontend.ops.reductions import mean, reduce
+from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.onnx.context import NodeContext
+from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.values import Value
+
+__all__: list[str] = []
+
+
+def _square(x: Tensor) -> Tensor:
+    return fe.multiply(x, x)
+
+
+#: op: (value reduced, reduction, result from the reduction)
+_PLANS = {
+    "ReduceSum": (None, "sum", None),
+    "ReduceMax": (None, "max", None),
+    "ReduceMin": (None, "min", None),
+    "ReduceProd": (None, "prod", None),
+    "ReduceL1": (fe.abs, "sum", None),
+    "ReduceL2": (_square, "sum", fe.sqrt),
+    "ReduceSumSquare": (_square, "sum", None),
+    "ReduceLogSum": (None, "sum", fe.log),
+    "ReduceLogSumExp": (fe.exp, "sum", fe.log),
+}
+
+
+@importer("ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+          "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ReduceMean", since=13)
+def reduction(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    if node.has_attr("axes"):
+        axes = list(node.attr("axes"))
+    elif node.has(1):
+        axes = node.ints(1, "axes")
+    else:
+        axes = []
+    keepdims = bool(node.attr("keepdims", 1))
+    if not axes:
+        if node.attr("noop_with_empty_axes", 0):
+            return [x]
+        axes = list(range(x.ndim))
+    axes = sorted({node.axis(a, x.ndim) for a in axes})
+    op = node.node.op_type
+    if x.dtype.is_bool:
+        node.error("element type i1 is not supported")
+    if op == "ReduceMean":
+        if not x.dtype.is_float:
+            node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+        return [mean(x, axes, keepdims=keepdims)]
+    before, kind, after = _PLANS[op]
+    needs_float = (before is not None and before is not fe.abs) or after is not None
+    if needs_float and not x.dtype.is_float:
+        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+    value = before(x) if before is not None else x
+    result = reduce(kind, value, axes, keepdims=keepdims, where=node.where)
+    return [after(result) if after is not None else result]

@@ -1,0 +1,438 @@
+"""Shape and data-movement ONNX ops.
+
+Targets (``Reshape``'s shape, ``Expand``'s shape, ``Slice``'s bounds,
+``Split``'s sizes, ``Unsqueeze``'s axes) must be known when the model is
+imported, as constants or computed from tensor shapes; ``Shape``, ``Size``
+and small integer data are propagated as extent expressions, so the
+exporter idiom ``Reshape(x, Concat(Gather(Shape(x), 0), [-1, 64]))``
+reshapes to ``[batch, batch * seq * 64 floordiv (batch * 64), 64]``, which
+simplifies to ``[batch, seq, 64]``.
+
+Example:
+    ``Reshape(x: [batch, seq, 768], [0, 0, 12, 64])`` becomes
+
+    .. code-block:: mlir
+
+        %x = tensor.expand_shape %arg0 [[0], [1], [2, 3]] output_shape [%b, %s, 12, 64] ...
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symshape_mlir.extent import canon
+from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.guarantee import Exact
+from symshape_mlir.frontend.dtypes import as_dtype, i1
+from symshape_mlir.frontend.ops import shape_ops as fs
+from symshape_mlir.frontend.ops.elementwise import add, less, where
+from symshape_mlir.frontend.ops.gather import take
+from symshape_mlir.frontend.ops.generic import Body, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.onnx.context import NodeContext
+from symshape_mlir.onnx.ops.shape_data import from_array, known_array
+from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.values import Known, Literal, Value
+from symshape_mlir.shapes.shape import Shape
+
+__all__: list[str] = []
+
+#: Slice bounds at or beyond this magnitude mean "to the end" (``INT64_MAX``).
+_HUGE = 1 << 62
+
+
+def _dims(node: NodeContext, index: int) -> list[Expr]:
+    """The extents of input ``index``, each exact."""
+    value = node.value(index)
+    if isinstance(value, Literal):
+        return [Const(int(n)) for n in value.array.shape]
+    if isinstance(value, Known):
+        return [Const(n) for n in value.shape]
+    dims = []
+    for axis, extent in enumerate(value.shape):
+        if not extent.is_exact or extent.expr is None:
+            node.error(f"axis {axis} of input {index} is {extent}, not an exact extent")
+        dims.append(extent.expr)
+    return dims
+
+
+def _data(node: NodeContext, index: int) -> Known | None:
+    return Known.of(node.value(index))
+
+
+@importer("Shape", since=13)
+def shape(node: NodeContext) -> list[Value]:
+    dims = _dims(node, 0)
+    rank = len(dims)
+    start, end = node.attr("start", 0), node.attr("end", rank)
+    start = min(max(start + rank if start < 0 else start, 0), rank)
+    end = min(max(end + rank if end < 0 else end, 0), rank)
+    return [Known.vector(dims[start:end])]
+
+
+@importer("Size", since=13)
+def size(node: NodeContext) -> list[Value]:
+    return [Known((), (canon.mul(*_dims(node, 0)),), np.dtype(np.int64))]
+
+
+@importer("Constant", since=13)
+def constant(node: NodeContext) -> list[Value]:
+    for name, dtype in (
+        ("value", None), ("value_float", np.float32), ("value_floats", np.float32),
+        ("value_int", np.int64), ("value_ints", np.int64),
+    ):
+        if node.has_attr(name):
+            return [Literal(np.asarray(node.attr(name), dtype=dtype))]
+    node.error("only value, value_float(s) and value_int(s) constants are supported")
+
+
+@importer("Identity", since=13)
+def identity(node: NodeContext) -> list[Value]:
+    return [node.value(0)]
+
+
+@importer("Dropout", since=13)
+def dropout(node: NodeContext) -> list[Value]:
+    if node.has(2) and bool(np.any(node.literal(2, "training_mode"))):
+        node.error("training mode is not supported")
+    outputs: list[Value] = [node.value(0)]
+    if len(node.node.output) > 1 and node.node.output[1]:
+        x = node.tensor(0)
+        init = emit_empty(node.trace, x.symbolic_shape, i1, [(x, a) for a in range(x.ndim)],
+                          node.where)
+        mask = emit_fill(node.trace, init, i1, 1, tensor_type(x.shape, i1), node.where)
+        outputs.append(Tensor(node.trace, mask, x.symbolic_shape, i1))
+    return outputs
+
+
+@importer("ConstantOfShape", since=9)
+def constant_of_shape(node: NodeContext) -> list[Value]:
+    target = node.known(0, "shape")
+    fill = node.attr("value")
+    fill = np.zeros(1, np.float32) if fill is None else np.asarray(fill).reshape(-1)
+    const = target.constant
+    if const is not None:
+        return [Literal(np.full([int(v) for v in const.reshape(-1)], fill[0], dtype=fill.dtype))]
+    dtype = as_dtype(fill.dtype)
+    shape = Shape([Exact(e) for e in target.elements])
+    init = emit_empty(node.trace, shape, dtype, [None] * shape.rank, node.where)
+    filled = emit_fill(
+        node.trace, init, dtype, fill[0].item(), tensor_type(shape.dims, dtype), node.where
+    )
+    return [Tensor(node.trace, filled, shape, dtype)]
+
+
+def _reshape_items(node: NodeContext, dims: list[Expr], target: Known) -> list[int | Expr]:
+    allowzero = bool(node.attr("allowzero", 0))
+    items: list[int | Expr] = []
+    for i, e in enumerate(target.elements):
+        if isinstance(e, Const) and e.value == 0 and not allowzero:
+            if i >= len(dims):
+                node.error(f"shape element {i} is 0 (copy) but the input has rank {len(dims)}")
+            items.append(dims[i])
+        elif isinstance(e, Const) and e.value < 0:
+            if e.value != -1:
+                node.error(f"shape element {i} is {e.value}")
+            items.append(-1)
+        else:
+            items.append(e.value if isinstance(e, Const) else e)
+    if allowzero and -1 in items and any(isinstance(i, int) and i == 0 for i in items):
+        node.error("with allowzero=1 the shape cannot hold both 0 and -1")
+    return items
+
+
+@importer("Reshape", since=13)
+def reshape(node: NodeContext) -> list[Value]:
+    target = node.known(1, "shape")
+    if len(target.shape) != 1:
+        node.error(f"the shape must be 1-D, not of shape {list(target.shape)}")
+    items = _reshape_items(node, _dims(node, 0), target)
+    data = _data(node, 0)
+    if data is not None and all(isinstance(i, int) for i in items):
+        count = len(data.elements)
+        sizes = [int(i) for i in items]  # type: ignore[arg-type]
+        if -1 in sizes:
+            rest = int(np.prod([s for s in sizes if s != -1]))
+            sizes[sizes.index(-1)] = count // rest if rest else 0
+        if int(np.prod(sizes)) == count:
+            return [Known(tuple(sizes), data.elements, data.dtype)]
+    return [fs.reshape(node.tensor(0), items)]
+
+
+@importer("Flatten", since=13)
+def flatten(node: NodeContext) -> list[Value]:
+    dims = _dims(node, 0)
+    axis = node.attr("axis", 1)
+    if not -len(dims) <= axis <= len(dims):
+        node.error(f"axis {axis} is out of range for rank {len(dims)}")
+    axis = axis + len(dims) if axis < 0 else axis
+    return [fs.reshape(node.tensor(0), [canon.mul(*dims[:axis]), canon.mul(*dims[axis:])])]
+
+
+def _axes(node: NodeContext, rank: int, index: int = 1) -> list[int] | None:
+    if node.has_attr("axes"):
+        axes = list(node.attr("axes"))
+    elif node.has(index):
+        axes = node.ints(index, "axes")
+    else:
+        return None
+    normalized = [node.axis(a, rank, "axis") for a in axes]
+    if len(set(normalized)) != len(normalized):
+        node.error(f"axes {axes} repeat")
+    return normalized
+
+
+@importer("Squeeze", since=13)
+def squeeze(node: NodeContext) -> list[Value]:
+    dims = _dims(node, 0)
+    axes = _axes(node, len(dims))
+    if axes is None:
+        axes = [a for a, e in enumerate(dims) if isinstance(e, Const) and e.value == 1]
+    data = _data(node, 0)
+    if data is not None:
+        kept = tuple(n for a, n in enumerate(data.shape) if a not in axes)
+        return [Known(kept, data.elements, data.dtype)]
+    return [fs.squeeze(node.tensor(0), axes)]
+
+
+@importer("Unsqueeze", since=13)
+def unsqueeze(node: NodeContext) -> list[Value]:
+    dims = _dims(node, 0)
+    axes = _axes(node, len(dims) + len(node.ints(1, "axes")))
+    assert axes is not None
+    data = _data(node, 0)
+    if data is not None:
+        shape = list(data.shape)
+        for a in sorted(axes):
+            shape.insert(a, 1)
+        return [Known(tuple(shape), data.elements, data.dtype)]
+    return [fs.expand_dims(node.tensor(0), axes)]
+
+
+@importer("Concat", since=13)
+def concat(node: NodeContext) -> list[Value]:
+    count = node.input_count
+    known = [_data(node, i) for i in range(count)]
+    if all(k is not None for k in known):
+        arrays = [known_array(k) for k in known]  # type: ignore[arg-type]
+        rank = arrays[0].ndim
+        axis = node.axis(node.attr("axis"), rank)
+        if len({a.ndim for a in arrays}) != 1:
+            node.error("inputs have different ranks")
+        return [from_array(np.concatenate(arrays, axis=axis), known[0].dtype)]  # type: ignore[union-attr]
+    tensors = node.tensors()
+    return [fs.concatenate(tensors, node.axis(node.attr("axis"), tensors[0].ndim))]
+
+
+def _extract(
+    node: NodeContext, x: Tensor, offsets: list[Expr], sizes: list[Expr], strides: list[int]
+) -> Tensor:
+    """``tensor.extract_slice`` of ``x`` (``tensor.empty`` for a provably empty result)."""
+    result = Shape([Exact(s) for s in sizes])
+    state, trace = node.graph, node.trace
+    if any(isinstance(s, Const) and s.value == 0 for s in sizes):
+        # MLIR rejects a static offset at the end of an axis even for an empty slice.
+        init = emit_empty(trace, result, x.dtype, [None] * x.ndim, node.where)
+        return Tensor(trace, init, result, x.dtype)
+
+    def operand(e: Expr) -> str:
+        return str(e.value) if isinstance(e, Const) else state.index_value(e, node.where)
+
+    name = trace.ssa("sl")
+    trace.emit(
+        f"{name} = tensor.extract_slice {x.value}[{', '.join(map(operand, offsets))}] "
+        f"[{', '.join(map(operand, sizes))}] [{', '.join(map(str, strides))}] : "
+        f"{x.mlir_type} to {tensor_type(result.dims, x.dtype)}",
+        node.where,
+    )
+    return Tensor(trace, name, result, x.dtype)
+
+
+@importer("Split", since=13)
+def split(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    axis = node.axis(node.attr("axis", 0), x.ndim)
+    count = len(node.node.output)
+    extent = _dims(node, 0)[axis]
+    if node.has(1):
+        sizes: list[Expr] = [Const(v) for v in node.ints(1, "split")]
+        if len(sizes) != count:
+            node.error(f"split gives {len(sizes)} sizes for {count} outputs")
+        if isinstance(extent, Const) and sum(s.value for s in sizes) != extent.value:  # type: ignore[attr-defined]
+            node.error(f"split sizes {[str(s) for s in sizes]} do not sum to {extent}")
+    else:
+        parts = node.attr("num_outputs", count)
+        if parts != count:
+            node.error(f"num_outputs is {parts} but the node names {count} outputs")
+        chunk = canon.ceildiv(extent, count)
+        sizes = [chunk] * (count - 1) + [canon.sub(extent, canon.mul(chunk, count - 1))]
+    dims = _dims(node, 0)
+    outputs: list[Value] = []
+    start: Expr = Const(0)
+    for size_ in sizes:
+        offsets: list[Expr] = [Const(0)] * x.ndim
+        offsets[axis] = start
+        shape_ = list(dims)
+        shape_[axis] = size_
+        outputs.append(_extract(node, x, offsets, shape_, [1] * x.ndim))
+        start = canon.add(start, size_)
+    return outputs
+
+
+def _clamp(bound: Expr, extent: Expr) -> Expr:
+    """A slice bound (negative from the end) clamped to ``[0, extent]``."""
+    if isinstance(bound, Const):
+        if bound.value >= _HUGE:
+            return extent
+        if bound.value <= -_HUGE:
+            return Const(0)
+        if bound.value < 0:
+            return canon.maximum(canon.add(extent, bound.value), 0)
+    return canon.minimum(bound, extent)
+
+
+@importer("Slice", since=13)
+def slice_(node: NodeContext) -> list[Value]:
+    dims = _dims(node, 0)
+    starts, ends = node.known(1, "starts").elements, node.known(2, "ends").elements
+    axes = _axes(node, len(dims), 3) or list(range(len(starts)))
+    steps = node.ints(4, "steps") if node.has(4) else [1] * len(starts)
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        node.error("starts, ends, axes and steps differ in length")
+    data = _data(node, 0)
+    if data is not None and all(isinstance(e, Const) for e in (*starts, *ends)):
+        array = known_array(data)
+        key: list[slice] = [slice(None)] * array.ndim
+        for a, s, e, st in zip(axes, starts, ends, steps, strict=True):
+            key[a] = slice(s.value, e.value, st)  # type: ignore[attr-defined]
+        return [from_array(array[tuple(key)], data.dtype)]
+    x = node.tensor(0)
+    offsets: list[Expr] = [Const(0)] * x.ndim
+    sizes: list[Expr] = list(dims)
+    strides = [1] * x.ndim
+    for a, s, e, step in zip(axes, starts, ends, steps, strict=True):
+        if step <= 0:
+            node.error(f"step {step} is not supported (steps must be positive)")
+        begin, end = _clamp(s, dims[a]), _clamp(e, dims[a])
+        offsets[a] = begin
+        sizes[a] = canon.maximum(canon.ceildiv(canon.sub(end, begin), step), 0)
+        strides[a] = step
+    return [_extract(node, x, offsets, sizes, strides)]
+
+
+@importer("Gather", since=13)
+def gather(node: NodeContext) -> list[Value]:
+    dims = _dims(node, 0)
+    axis = node.axis(node.attr("axis", 0), len(dims))
+    data, indices = _data(node, 0), _data(node, 1)
+    if indices is not None and indices.constant is not None:
+        picks = indices.constant
+        extent = dims[axis]
+        if isinstance(extent, Const):
+            if np.any((picks < -extent.value) | (picks >= extent.value)):
+                node.error(f"indices {picks.tolist()} are out of range for extent {extent}")
+            picks = np.where(picks < 0, picks + extent.value, picks)
+        if data is not None:
+            return [from_array(np.take(known_array(data), picks, axis=axis), data.dtype)]
+        if np.all(picks >= 0):
+            return [take(node.tensor(0), node.graph.as_tensor(Literal(picks), node.where), axis)]
+    x, ids = node.tensor(0), node.tensor(1)
+    if ids.dtype.is_float or ids.dtype.is_bool:
+        node.error(f"indices must be integers, not {ids.dtype}")
+    # Negative indices count from the end of the axis.
+    size_ = node.graph.as_tensor(Known((), (dims[axis],), ids.dtype.numpy), node.where)
+    wrapped = where(less(ids, 0), add(ids, size_), ids)
+    return [take(x, wrapped, axis)]
+
+
+def _broadcast_target(node: NodeContext, dims: list[Expr], target: list[Expr]) -> list[Expr]:
+    rank = max(len(dims), len(target))
+    dims = [Const(1)] * (rank - len(dims)) + dims
+    target = [Const(1)] * (rank - len(target)) + target
+    result: list[Expr] = []
+    for a, (d, t) in enumerate(zip(dims, target, strict=True)):
+        if t == Const(1) or d == t:
+            result.append(d)
+        elif d == Const(1):
+            result.append(t)
+        elif isinstance(d, Const) and isinstance(t, Const):
+            node.error(f"cannot broadcast extent {d} to {t} (axis {a})")
+        else:
+            result.append(t)
+    return result
+
+
+@importer("Expand", since=13)
+def expand(node: NodeContext) -> list[Value]:
+    target = node.known(1, "shape")
+    result = _broadcast_target(node, _dims(node, 0), list(target.elements))
+    data = _data(node, 0)
+    if data is not None and all(isinstance(e, Const) for e in result):
+        shape = [e.value for e in result]  # type: ignore[attr-defined]
+        return [from_array(np.broadcast_to(known_array(data), shape), data.dtype)]
+    return [fs.broadcast_to(node.tensor(0), result)]
+
+
+@importer("Tile", since=13)
+def tile(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    repeats = node.ints(1, "repeats")
+    if len(repeats) != x.ndim or any(r < 0 for r in repeats):
+        node.error(f"repeats {repeats} must give a non-negative count per axis of rank {x.ndim}")
+    dims = _dims(node, 0)
+    interleaved = fs.expand_dims(x, [2 * a for a in range(x.ndim)])
+    target: list[Expr] = []
+    for r, d in zip(repeats, dims, strict=True):
+        target += [Const(r), d]
+    spread = fs.broadcast_to(interleaved, target)
+    return [fs.reshape(spread, [canon.mul(r, d) for r, d in zip(repeats, dims, strict=True)])]
+
+
+@importer("Transpose", since=13)
+def transpose(node: NodeContext) -> list[Value]:
+    rank = len(_dims(node, 0))
+    perm = node.attr("perm", list(reversed(range(rank))))
+    if sorted(perm) != list(range(rank)):
+        node.error(f"perm {perm} is not a permutation of {rank} axes")
+    data = _data(node, 0)
+    if data is not None:
+        return [from_array(np.transpose(known_array(data), perm), data.dtype)]
+    return [fs.transpose(node.tensor(0), perm)]
+
+
+@importer("Range", since=11)
+def range_(node: NodeContext) -> list[Value]:
+    values = [Known.of(node.value(i)) for i in range(3)]
+    if any(v is None or v.shape != () for v in values):
+        literal = [node.value(i) for i in range(3)]
+        if all(isinstance(v, Literal) and v.array.ndim == 0 for v in literal):
+            start, limit, delta = (v.array.item() for v in literal)  # type: ignore[union-attr]
+            dtype = literal[0].array.dtype  # type: ignore[union-attr]
+            return [Literal(np.arange(start, limit, delta, dtype=dtype))]
+        node.error("start, limit and delta must be scalars known when the model is imported")
+    (start,), (limit,), (delta,) = (v.elements for v in values)  # type: ignore[union-attr]
+    if not isinstance(delta, Const) or delta.value == 0:
+        node.error(f"delta must be a non-zero constant, not {delta}")
+    if isinstance(start, Const) and isinstance(limit, Const):
+        dtype = values[0].dtype  # type: ignore[union-attr]
+        return [Literal(np.arange(start.value, limit.value, delta.value, dtype=dtype))]
+    span = canon.sub(limit, start) if delta.value > 0 else canon.sub(start, limit)
+    count = canon.maximum(canon.ceildiv(span, abs(delta.value)), 0)
+    dtype = as_dtype(values[0].dtype)  # type: ignore[union-attr]
+    shape = Shape([Exact(count)])
+    trace, where_ = node.trace, node.where
+    init = emit_empty(trace, shape, dtype, [None], where_)
+    first = node.graph.index_value(start, where_)
+    base = trace.ssa("i")
+    trace.emit(f"{base} = arith.index_cast {first} : index to {dtype.mlir}", where_)
+
+    def body(block: Body, args: list[str]) -> str:
+        index = block.op("linalg.index 0", "index")
+        cast = trace.ssa("b")
+        block.lines.append(f"  {cast} = arith.index_cast {index} : index to {dtype.mlir} "
+                           f"{where_.mlir}")
+        step = block.op(f"arith.muli {cast}, {block.const(dtype, delta.value)}", dtype.mlir)
+        return block.op(f"arith.addi {base}, {step}", dtype.mlir)
+
+    return [emit_generic(trace, [], 1, ["parallel"], ["d0"], shape, dtype, init, body, where_)]

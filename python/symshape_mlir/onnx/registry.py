@@ -1,0 +1,73 @@
+"""The opset-aware table of op importers.
+
+An importer is registered for an op and the operator version from which
+its semantics hold (``@importer("Reshape", 14)``: versions 14 and every later
+version with the same semantics, until another registration). A node is
+dispatched by the operator version in effect at the model's opset (from the
+schemas of the ``onnx`` package): an op whose version in effect is older
+than every registration is unsupported at that opset.
+
+Example:
+    >>> @importer("Relu", 13)
+    ... def relu(node: NodeContext) -> list[Value]:
+    ...     return [frontend.relu(node.tensor(0))]
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import onnx.defs
+
+if TYPE_CHECKING:
+    from symshape_mlir.onnx.context import NodeContext
+    from symshape_mlir.onnx.values import Value
+
+__all__ = ["Importer", "importer", "lookup", "supported_ops"]
+
+Importer = Callable[["NodeContext"], "list[Value]"]
+
+_TABLE: dict[str, list[tuple[int, Importer]]] = {}
+
+
+def importer(*ops: str, since: int = 13) -> Callable[[Importer], Importer]:
+    """Registers the decorated function for ``ops`` from operator version ``since``.
+
+    Raises:
+        ValueError: the op already has an importer from that version.
+    """
+
+    def register(fn: Importer) -> Importer:
+        for op in ops:
+            versions = _TABLE.setdefault(op, [])
+            if any(v == since for v, _ in versions):
+                raise ValueError(f"{op} already has an importer from version {since}")
+            bisect.insort(versions, (since, fn), key=lambda entry: entry[0])
+        return fn
+
+    return register
+
+
+def schema_version(op: str, opset: int) -> int | None:
+    """The version of ``op`` in effect at ``opset`` (None if the op is unknown there)."""
+    try:
+        return int(onnx.defs.get_schema(op, opset, "").since_version)
+    except onnx.defs.SchemaError:
+        return None
+
+
+def lookup(op: str, opset: int) -> tuple[Importer | None, int | None]:
+    """The importer for ``op`` at ``opset``, and the operator version in effect."""
+    version = schema_version(op, opset)
+    versions = _TABLE.get(op, [])
+    if version is None or not versions:
+        return None, version
+    index = bisect.bisect_right([v for v, _ in versions], version)
+    return (versions[index - 1][1] if index else None), version
+
+
+def supported_ops() -> list[str]:
+    """The op types with an importer, sorted."""
+    return sorted(_TABLE)

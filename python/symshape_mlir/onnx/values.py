@@ -1,0 +1,81 @@
+"""Values of an imported graph: traced tensors, and data known at import time.
+
+ONNX exporters compute shapes with small integer graphs (``Shape -> Gather
+-> Unsqueeze -> Concat -> Reshape``). The importer evaluates them while it
+imports (partial data propagation): a :class:`Known` value is a small
+integer tensor whose elements are extent expressions (``batch``,
+``seq * 64``, ``-1``), so a ``Reshape`` fed by it gets a symbolic target,
+not a run-time shape tensor. A :class:`Literal` is a constant (an
+initializer or a ``Constant`` node). Either becomes a traced tensor only when
+an op needs its data at run time.
+
+Example:
+    >>> shape = Known.vector([Sym("batch"), Const(64)])
+    >>> shape.elements[0] * shape.elements[1]
+    batch * 64
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.frontend.tensor import Tensor
+
+__all__ = ["KNOWN_LIMIT", "Known", "Literal", "Value"]
+
+#: Integer literals with at most this many elements are also propagated as data.
+KNOWN_LIMIT = 64
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A constant tensor (an initializer, a ``Constant`` node, a folded result)."""
+
+    array: np.ndarray
+
+
+@dataclass(frozen=True)
+class Known:
+    """An integer tensor whose elements are known as extent expressions.
+
+    Attributes:
+        shape: the static shape (elements in row-major order).
+        elements: one expression per element; integer semantics, may be negative.
+        dtype: the numpy integer type the graph declares.
+    """
+
+    shape: tuple[int, ...]
+    elements: tuple[Expr, ...]
+    dtype: np.dtype
+
+    @staticmethod
+    def vector(elements: list[Expr], dtype: np.dtype | None = None) -> Known:
+        """A 1-D value."""
+        return Known((len(elements),), tuple(elements), np.dtype(dtype or np.int64))
+
+    @staticmethod
+    def of(value: Value) -> Known | None:
+        """``value`` as data known at import time, if it is."""
+        if isinstance(value, Known):
+            return value
+        if isinstance(value, Literal):
+            array = value.array
+            if array.dtype.kind in "iu" and array.size <= KNOWN_LIMIT:
+                items = tuple(Const(int(v)) for v in array.reshape(-1))
+                return Known(tuple(int(n) for n in array.shape), items, array.dtype)
+        return None
+
+    @property
+    def constant(self) -> np.ndarray | None:
+        """The elements as an array, when every element is a constant."""
+        if not all(isinstance(e, Const) for e in self.elements):
+            return None
+        values = [e.value for e in self.elements]  # type: ignore[attr-defined]
+        return np.array(values, dtype=self.dtype).reshape(self.shape)
+
+
+#: What a graph value name stands for while importing.
+Value = Literal | Known | Tensor
