@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
-echo "== ruff" && ruff check python passes test/py test/fuzz bench examples
+echo "== ruff" && ruff check python passes test/py test/fuzz test/onnx bench examples
 echo "== mypy" && mypy
 echo "== lit" && lit -sv test/lit
 # The tests import the installed package (python/ is not on sys.path).

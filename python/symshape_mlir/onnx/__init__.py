@@ -15,13 +15,20 @@ Example:
 """
 
 from symshape_mlir.onnx.errors import OnnxImportError
-from symshape_mlir.onnx.importer import MIN_OPSET, import_model, load_model, trace_model
+from symshape_mlir.onnx.importer import (
+    MIN_OPSET,
+    import_model,
+    infer_shapes,
+    load_model,
+    trace_model,
+)
 from symshape_mlir.onnx.registry import supported_ops
 
 __all__ = [
     "MIN_OPSET",
     "OnnxImportError",
     "import_model",
+    "infer_shapes",
     "load_model",
     "supported_ops",
     "trace_model",

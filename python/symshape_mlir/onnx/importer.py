@@ -28,7 +28,8 @@ from mlir import ir
 from onnx import numpy_helper
 
 import symshape_mlir.onnx.ops  # noqa: F401  (registers the importers)
-from symshape_mlir.extent.expr import RESERVED_WORDS
+from symshape_mlir.extent.expr import RESERVED_WORDS, Const
+from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.source import SourceLocation, located
 from symshape_mlir.frontend.tensor import Tensor, TensorSpec
@@ -39,8 +40,9 @@ from symshape_mlir.onnx.errors import OnnxImportError
 from symshape_mlir.onnx.registry import lookup
 from symshape_mlir.onnx.values import Literal, Value
 from symshape_mlir.shapes.errors import ShapeError
+from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["MIN_OPSET", "import_model", "load_model", "trace_model"]
+__all__ = ["MIN_OPSET", "import_model", "infer_shapes", "load_model", "trace_model"]
 
 #: The oldest default-domain opset the importer reads.
 MIN_OPSET = 13
@@ -115,6 +117,7 @@ def trace_model(
     *,
     name: str = "main",
     constants: Mapping[str, Any] | None = None,
+    value_shapes: dict[str, Shape] | None = None,
 ) -> TracedFunction:
     """Imports the main graph of ``model`` as one traced function.
 
@@ -124,6 +127,8 @@ def trace_model(
         constants: graph inputs bound to constant values (numpy arrays):
             they become constants of the function instead of arguments,
             so data such as a ``Reshape`` target is known at import time.
+        value_shapes: if given, filled with the inferred shape of every
+            node output, by value name.
 
     Raises:
         OnnxImportError: an unsupported opset, op, attribute or element type,
@@ -153,6 +158,10 @@ def trace_model(
             state.values[value.name] = arg
         for index, node in enumerate(graph.node):
             _import_node(state, node, index, opset, file)
+            if value_shapes is not None:
+                for output in node.output:
+                    if output in state.values:
+                        value_shapes[output] = _shape_of(state.values[output])
         results = []
         for output in graph.output:
             where = SourceLocation(file, 0, 1, f"output {output.name!r}", output.name)
@@ -169,6 +178,29 @@ def trace_model(
         )
     except (FrontendError, ShapeError) as err:
         raise OnnxImportError(str(err), here) from None
+
+
+def _shape_of(value: Value) -> Shape:
+    if isinstance(value, Tensor):
+        return value.symbolic_shape
+    dims = value.array.shape if isinstance(value, Literal) else value.shape
+    return Shape([Exact(Const(int(n))) for n in dims])
+
+
+def infer_shapes(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    *,
+    constants: Mapping[str, Any] | None = None,
+) -> dict[str, Shape]:
+    """The symbolic shape of every node output of ``model``, by value name.
+
+    Example:
+        >>> infer_shapes("model.onnx")["/attn/Reshape_output_0"]   # doctest: +SKIP
+        Shape([batch, seq, 12, 64])
+    """
+    shapes: dict[str, Shape] = {}
+    trace_model(model, constants=constants, value_shapes=shapes)
+    return shapes
 
 
 def _literal(init: onnx.TensorProto, where: SourceLocation) -> Literal:

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from symshape_mlir.onnx import OnnxImportError, trace_model
 from symshape_mlir.frontend.tracing import module_text
+from symshape_mlir.onnx import OnnxImportError, trace_model
 
 __all__ = ["main"]
 

@@ -1,0 +1,130 @@
+"""Symbolic shape inference on an ONNX model: our import against ONNX's and onnxruntime's.
+
+Builds an exporter-style transformer stack (``test/onnx/models.py``) with
+``batch``/``seq`` inputs, about ``--nodes`` nodes, and in one process times:
+
+* ours: ``symshape_mlir.onnx.infer_shapes`` (import, with every extent
+  inferred symbolically and shape data propagated while importing);
+* ``onnx.shape_inference.infer_shapes(..., data_prop=True)``;
+* onnxruntime's ``SymbolicShapeInference`` (``auto_merge=True``).
+
+For each it counts, over every node output's dims: *symbolic* (an
+expression of ``batch``/``seq`` only), *static*, *invented* (a new symbol
+such as ``unk__3`` or ``_d0``) and *unknown* (no dim or no shape). Prints
+the best of ``--repeat`` times, the ratio to ours, and the counts.
+
+Run::
+
+    python bench/onnx_inference.py --nodes 10000 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import onnx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "onnx"))
+
+from models import stack
+
+from symshape_mlir.onnx import infer_shapes
+
+NAMED = {"batch", "seq"}
+
+
+def _classify_text(dim: str) -> str:
+    symbols = set(re.findall(r"[A-Za-z_]\w*", dim))
+    return "symbolic" if symbols and symbols <= NAMED else "invented"
+
+
+def _onnx_counts(model: onnx.ModelProto, outputs: list[str]) -> collections.Counter:
+    infos = {v.name: v for v in [*model.graph.value_info, *model.graph.output]}
+    counts: collections.Counter = collections.Counter()
+    for name in outputs:
+        info = infos.get(name)
+        if info is None or not info.type.tensor_type.HasField("shape"):
+            counts["unknown value"] += 1
+            continue
+        for dim in info.type.tensor_type.shape.dim:
+            if dim.HasField("dim_value"):
+                counts["static"] += 1
+            elif dim.HasField("dim_param"):
+                counts[_classify_text(dim.dim_param)] += 1
+            else:
+                counts["unknown"] += 1
+    return counts
+
+
+def _our_counts(shapes: dict, outputs: list[str]) -> collections.Counter:
+    counts: collections.Counter = collections.Counter()
+    for name in outputs:
+        shape = shapes.get(name)
+        if shape is None:
+            counts["unknown value"] += 1
+            continue
+        for extent in shape:
+            if not extent.is_exact:
+                counts["unknown"] += 1
+            elif not extent.free_symbols:
+                counts["static"] += 1
+            else:
+                counts["symbolic" if extent.free_symbols <= NAMED else "invented"] += 1
+    return counts
+
+
+def _best(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=10000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    per_block = len(stack(2).graph.node) - len(stack(1).graph.node)
+    blocks = max(1, (args.nodes - len(stack(1).graph.node)) // per_block + 1)
+    model = stack(blocks)
+    outputs = [o for node in model.graph.node for o in node.output]
+    print(f"model: {blocks} blocks, {len(model.graph.node)} nodes, {len(outputs)} values")
+
+    results: dict[str, tuple[float, collections.Counter]] = {}
+    elapsed, shapes = _best(lambda: infer_shapes(model), args.repeat)
+    results["symshape (import + inference)"] = (elapsed, _our_counts(shapes, outputs))
+    elapsed, inferred = _best(
+        lambda: onnx.shape_inference.infer_shapes(model, data_prop=True), args.repeat
+    )
+    results["onnx.shape_inference (data_prop)"] = (elapsed, _onnx_counts(inferred, outputs))
+    try:
+        from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
+    except ImportError:
+        print("onnxruntime is not installed: its symbolic shape inference is skipped")
+    else:
+        elapsed, inferred = _best(
+            lambda: SymbolicShapeInference.infer_shapes(model, auto_merge=True), args.repeat
+        )
+        results["onnxruntime SymbolicShapeInference"] = (elapsed, _onnx_counts(inferred, outputs))
+
+    ours = results["symshape (import + inference)"][0]
+    kinds = ["symbolic", "static", "invented", "unknown", "unknown value"]
+    print(f"{'':36} {'best s':>8} {'vs ours':>8} " + " ".join(f"{k:>13}" for k in kinds))
+    for name, (seconds, counts) in results.items():
+        ratio = seconds / ours
+        print(f"{name:36} {seconds:8.3f} {ratio:7.2f}x " + " ".join(
+            f"{counts[k]:13}" for k in kinds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
