@@ -33,7 +33,6 @@ import onnx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "onnx"))
 
 from models import stack
-
 from symshape_mlir.onnx import infer_shapes
 
 NAMED = {"batch", "seq"}

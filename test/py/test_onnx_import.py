@@ -21,7 +21,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "onnx"))
 
 import models
 import node_suite
-
 from symshape_mlir import runtime
 from symshape_mlir.onnx import OnnxImportError, import_model, supported_ops, trace_model
 

@@ -207,6 +207,16 @@ class InferenceState:
         self._resolved[value] = (self.generation, resolved)
         return resolved
 
+    def forget(self, values: Sequence[ir.Value]) -> None:
+        """Drops what is known of ``values`` (results of an op about to be erased).
+
+        An ``ir.Value`` hashes by its address, which a value created later
+        may reuse; without this, that value would read the erased one's facts.
+        """
+        for value in values:
+            self.facts.pop(value, None)
+            self._resolved.pop(value, None)
+
     def defined_facts(self, value: ir.Value) -> ValueFacts:
         """What was known of ``value`` where it was defined.
 

@@ -67,6 +67,9 @@ def _lower_function(func: ir.Operation, facts: InferenceState, axes: AxisBinding
                     "extent values cannot cross function or region boundaries; "
                     "use symshape.to_index",
                 )
+        # Facts are keyed by value, and a value's identity is its address:
+        # forget the erased results before a later op can reuse their memory.
+        facts.forget(op.results)
         op.erase()
 
 
