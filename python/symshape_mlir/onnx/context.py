@@ -22,7 +22,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.expr import Const
 from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.dtypes import DType, as_dtype
 from symshape_mlir.frontend.errors import FrontendError
@@ -97,7 +97,7 @@ class GraphState:
         dtype = as_dtype(value.dtype)
         items: list[str] = []
         for element in value.elements:
-            index = self.index_value(element, where)
+            index = trace.materialize(Exact(element), where)
             name = trace.ssa("i")
             trace.emit(f"{name} = arith.index_cast {index} : index to {dtype.mlir}", where)
             items.append(name)
@@ -106,12 +106,6 @@ class GraphState:
         type_ = tensor_type(shape.dims, dtype)
         trace.emit(f"{name} = tensor.from_elements {', '.join(items)} : {type_}", where)
         return Tensor(trace, name, shape, dtype)
-
-    def index_value(self, expr: Expr, where: SourceLocation) -> str:
-        """An ``index`` value computing ``expr`` from the traced tensors' sizes."""
-        if isinstance(expr, Const):
-            return self.trace.index_const(expr.value, where)
-        return self.trace.materialize(Exact(expr), where)
 
 
 @dataclass

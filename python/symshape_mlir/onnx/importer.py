@@ -28,8 +28,7 @@ from mlir import ir
 from onnx import numpy_helper
 
 import symshape_mlir.onnx.ops  # noqa: F401  (registers the importers)
-from symshape_mlir.extent.expr import RESERVED_WORDS, Const
-from symshape_mlir.extent.guarantee import Exact
+from symshape_mlir.extent.expr import RESERVED_WORDS
 from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.source import SourceLocation, located
 from symshape_mlir.frontend.tensor import Tensor, TensorSpec
@@ -38,7 +37,7 @@ from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
 from symshape_mlir.onnx.context import GraphState, NodeContext, onnx_dtype, onnx_type_name
 from symshape_mlir.onnx.errors import OnnxImportError
 from symshape_mlir.onnx.registry import lookup
-from symshape_mlir.onnx.values import Literal, Value
+from symshape_mlir.onnx.values import Literal, Value, shape_of
 from symshape_mlir.shapes.errors import ShapeError
 from symshape_mlir.shapes.shape import Shape
 
@@ -161,7 +160,7 @@ def trace_model(
             if value_shapes is not None:
                 for output in node.output:
                     if output in state.values:
-                        value_shapes[output] = _shape_of(state.values[output])
+                        value_shapes[output] = shape_of(state.values[output])
         results = []
         for output in graph.output:
             where = SourceLocation(file, 0, 1, f"output {output.name!r}", output.name)
@@ -178,13 +177,6 @@ def trace_model(
         )
     except (FrontendError, ShapeError) as err:
         raise OnnxImportError(str(err), here) from None
-
-
-def _shape_of(value: Value) -> Shape:
-    if isinstance(value, Tensor):
-        return value.symbolic_shape
-    dims = value.array.shape if isinstance(value, Literal) else value.shape
-    return Shape([Exact(Const(int(n))) for n in dims])
 
 
 def infer_shapes(

@@ -22,9 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["KNOWN_LIMIT", "Known", "Literal", "Value"]
+__all__ = ["KNOWN_LIMIT", "Known", "Literal", "Value", "shape_of"]
 
 #: Integer literals with at most this many elements are also propagated as data.
 KNOWN_LIMIT = 64
@@ -79,3 +81,11 @@ class Known:
 
 #: What a graph value name stands for while importing.
 Value = Literal | Known | Tensor
+
+
+def shape_of(value: Value) -> Shape:
+    """The shape of ``value`` (static for data known at import time)."""
+    if isinstance(value, Tensor):
+        return value.symbolic_shape
+    dims = value.array.shape if isinstance(value, Literal) else value.shape
+    return Shape([Exact(Const(int(n))) for n in dims])

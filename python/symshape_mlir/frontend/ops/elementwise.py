@@ -26,6 +26,7 @@ __all__ = [
     "abs",
     "add",
     "astype",
+    "binary_body",
     "divide",
     "elementwise",
     "equal",
@@ -122,7 +123,9 @@ def elementwise(
     )
 
 
-def _binary(float_op: str, int_op: str | None) -> BodyFn:
+def binary_body(float_op: str, int_op: str | None) -> BodyFn:
+    """A body applying ``float_op`` or ``int_op`` (by element type) to two values."""
+
     def body(block: Body, values: list[str], dtype: DType) -> str:
         op = float_op if dtype.is_float else int_op
         if op is None:
@@ -143,37 +146,37 @@ def _unary_float(op: str) -> BodyFn:
 
 def add(x: Value, y: Value) -> Tensor:
     """``x + y``."""
-    return elementwise("add", [x, y], _binary("arith.addf", "arith.addi"))
+    return elementwise("add", [x, y], binary_body("arith.addf", "arith.addi"))
 
 
 def subtract(x: Value, y: Value) -> Tensor:
     """``x - y``."""
-    return elementwise("subtract", [x, y], _binary("arith.subf", "arith.subi"))
+    return elementwise("subtract", [x, y], binary_body("arith.subf", "arith.subi"))
 
 
 def multiply(x: Value, y: Value) -> Tensor:
     """``x * y``."""
-    return elementwise("multiply", [x, y], _binary("arith.mulf", "arith.muli"))
+    return elementwise("multiply", [x, y], binary_body("arith.mulf", "arith.muli"))
 
 
 def divide(x: Value, y: Value) -> Tensor:
     """``x / y`` (floating-point types only)."""
-    return elementwise("divide", [x, y], _binary("arith.divf", None))
+    return elementwise("divide", [x, y], binary_body("arith.divf", None))
 
 
 def power(x: Value, y: Value) -> Tensor:
     """``x ** y`` (floating-point types only)."""
-    return elementwise("power", [x, y], _binary("math.powf", None))
+    return elementwise("power", [x, y], binary_body("math.powf", None))
 
 
 def maximum(x: Value, y: Value) -> Tensor:
     """``numpy.maximum`` (NaN-propagating for floats)."""
-    return elementwise("maximum", [x, y], _binary("arith.maximumf", "arith.maxsi"))
+    return elementwise("maximum", [x, y], binary_body("arith.maximumf", "arith.maxsi"))
 
 
 def minimum(x: Value, y: Value) -> Tensor:
     """``numpy.minimum`` (NaN-propagating for floats)."""
-    return elementwise("minimum", [x, y], _binary("arith.minimumf", "arith.minsi"))
+    return elementwise("minimum", [x, y], binary_body("arith.minimumf", "arith.minsi"))
 
 
 def negative(x: Tensor) -> Tensor:

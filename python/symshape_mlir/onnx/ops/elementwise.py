@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from symshape_mlir.frontend.dtypes import DType, as_dtype, i1
 from symshape_mlir.frontend.ops import elementwise as fe
+from symshape_mlir.frontend.ops.elementwise import binary_body
 from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext, onnx_dtype, onnx_type_name
@@ -44,21 +45,11 @@ def _same_type(node: NodeContext, tensors: list[Tensor]) -> None:
         node.error(f"inputs have different element types: {sorted(str(k) for k in kinds)}")
 
 
-def _op(float_op: str | None, int_op: str | None, bool_op: str | None = None) -> Scalar:
-    def body(block: Body, values: list[str], dtype: DType) -> str:
-        op = bool_op if dtype.is_bool else float_op if dtype.is_float else int_op
-        if op is None:
-            raise TypeError(str(dtype))
-        return block.op(f"{op} {', '.join(values)}", dtype.mlir)
-
-    return body
-
-
 _BINARY = {
-    "Add": _op("arith.addf", "arith.addi"),
-    "Sub": _op("arith.subf", "arith.subi"),
-    "Mul": _op("arith.mulf", "arith.muli"),
-    "Div": _op("arith.divf", "arith.divsi"),
+    "Add": binary_body("arith.addf", "arith.addi"),
+    "Sub": binary_body("arith.subf", "arith.subi"),
+    "Mul": binary_body("arith.mulf", "arith.muli"),
+    "Div": binary_body("arith.divf", "arith.divsi"),
 }
 
 
@@ -82,10 +73,10 @@ def power(node: NodeContext) -> list[Value]:
     if base.dtype.is_float:
         if exponent.dtype != base.dtype:
             exponent = fe.astype(exponent, base.dtype)
-        return [_map(node, [base, exponent], _op("math.powf", None))]
+        return [fe.power(base, exponent)]
     # An integer power is computed in f64 (exact while the result fits 53 bits).
     wide = as_dtype("f64")
-    result = _map(node, [fe.astype(base, wide), fe.astype(exponent, wide)], _op("math.powf", None))
+    result = fe.power(fe.astype(base, wide), fe.astype(exponent, wide))
     return [fe.astype(result, base.dtype)]
 
 
@@ -127,12 +118,7 @@ def mod(node: NodeContext) -> list[Value]:
     return [_map(node, args, body)]
 
 
-_VARIADIC = {
-    "Max": _op("arith.maximumf", "arith.maxsi"),
-    "Min": _op("arith.minimumf", "arith.minsi"),
-    "Sum": _op("arith.addf", "arith.addi"),
-    "Mean": _op("arith.addf", None),
-}
+_VARIADIC = {"Max": fe.maximum, "Min": fe.minimum, "Sum": fe.add, "Mean": fe.add}
 
 
 @importer("Max", "Min", "Sum", "Mean", since=13)
@@ -148,23 +134,19 @@ def variadic(node: NodeContext) -> list[Value]:
     _same_type(node, args)
     if args[0].dtype.is_bool or (op == "Mean" and not args[0].dtype.is_float):
         node.error(f"element type {args[0].dtype} is not supported")
-    body = _VARIADIC[op]
+    combine = _VARIADIC[op]
     result = args[0]
     for arg in args[1:]:
-        result = _map(node, [result, arg], body)
-    if op == "Mean":
-        count = float(len(args))
-        result = _map(node, [result], lambda b, v, d: b.op(
-            f"arith.divf {v[0]}, {b.const(d, count)}", d.mlir))
-    return [result]
+        result = combine(result, arg)
+    return [fe.divide(result, float(len(args))) if op == "Mean" else result]
 
 
 _COMPARE = {
-    "Equal": ("oeq", "eq"),
-    "Less": ("olt", "slt"),
-    "Greater": ("ogt", "sgt"),
-    "LessOrEqual": ("ole", "sle"),
-    "GreaterOrEqual": ("oge", "sge"),
+    "Equal": fe.equal,
+    "Less": fe.less,
+    "Greater": fe.greater,
+    "LessOrEqual": fe.less_equal,
+    "GreaterOrEqual": fe.greater_equal,
 }
 
 
@@ -173,13 +155,7 @@ _COMPARE = {
 def compare(node: NodeContext) -> list[Value]:
     args = node.tensors()
     _same_type(node, args)
-    fpred, ipred = _COMPARE[node.node.op_type]
-
-    def body(block: Body, values: list[str], dtype: DType) -> str:
-        op = f"arith.cmpf {fpred}" if dtype.is_float else f"arith.cmpi {ipred}"
-        return block.op(f"{op}, {values[0]}, {values[1]}", dtype.mlir)
-
-    return [_map(node, args, body, i1)]
+    return [_COMPARE[node.node.op_type](*args)]
 
 
 @importer("And", "Or", "Xor", since=7)
@@ -199,26 +175,6 @@ def logical_not(node: NodeContext) -> list[Value]:
     return [_map(node, [x], lambda b, v, d: b.op(f"arith.xori {v[0]}, {b.const(i1, 1)}", "i1"))]
 
 
-def _float_only(op: str) -> Scalar:
-    return _op(op, None)
-
-
-def _neg(block: Body, values: list[str], dtype: DType) -> str:
-    if dtype.is_float:
-        return block.op(f"arith.negf {values[0]}", dtype.mlir)
-    return block.op(f"arith.subi {block.const(dtype, 0)}, {values[0]}", dtype.mlir)
-
-
-def _abs(block: Body, values: list[str], dtype: DType) -> str:
-    op = "math.absf" if dtype.is_float else "math.absi"
-    return block.op(f"{op} {values[0]}", dtype.mlir)
-
-
-def _relu(block: Body, values: list[str], dtype: DType) -> str:
-    op = "arith.maximumf" if dtype.is_float else "arith.maxsi"
-    return block.op(f"{op} {values[0]}, {block.const(dtype, 0)}", dtype.mlir)
-
-
 def _sign(block: Body, values: list[str], dtype: DType) -> str:
     t, v = dtype.mlir, values[0]
     zero, one, minus = block.const(dtype, 0), block.const(dtype, 1), block.const(dtype, -1)
@@ -232,14 +188,6 @@ def _sign(block: Body, values: list[str], dtype: DType) -> str:
         nan = block.op(f"arith.cmpf uno, {v}, {v}", t)
         result = block.op(f"arith.select {nan}, {v}, {result}", t)
     return result
-
-
-def _sigmoid(block: Body, v: str, dtype: DType) -> str:
-    t = dtype.mlir
-    negated = block.op(f"arith.negf {v}", t)
-    e = block.op(f"math.exp {negated}", t)
-    denominator = block.op(f"arith.addf {e}, {block.const(dtype, 1.0)}", t)
-    return block.op(f"arith.divf {block.const(dtype, 1.0)}, {denominator}", t)
 
 
 def _float_unary(
@@ -258,10 +206,6 @@ _MATH = {
     "Ceil": "math.ceil",
     "Floor": "math.floor",
     "Round": "math.roundeven",
-    "Tanh": "math.tanh",
-    "Exp": "math.exp",
-    "Log": "math.log",
-    "Sqrt": "math.sqrt",
     "Sin": "math.sin",
     "Cos": "math.cos",
     "Tan": "math.tan",
@@ -273,9 +217,13 @@ def _math(node: NodeContext, b: Body, v: str, d: DType) -> str:
     return b.op(f"{_MATH[node.node.op_type]} {v}", d.mlir)
 
 
-importer("Ceil", "Floor", "Tanh", "Exp", "Log", "Sqrt", "Erf", since=13)(_float_unary(_math))
+importer("Ceil", "Floor", "Erf", since=13)(_float_unary(_math))
 importer("Round", since=11)(_float_unary(_math))
 importer("Sin", "Cos", "Tan", since=7)(_float_unary(_math))
+
+
+_SIGNED = {"Neg": fe.negative, "Abs": fe.abs, "Relu": fe.relu}
+_FLOAT = {"Sigmoid": fe.sigmoid, "Tanh": fe.tanh, "Exp": fe.exp, "Log": fe.log, "Sqrt": fe.sqrt}
 
 
 @importer("Neg", "Abs", "Relu", "Sign", since=13)
@@ -283,20 +231,22 @@ def signed_unary(node: NodeContext) -> list[Value]:
     x = node.tensor(0)
     if x.dtype.is_bool:
         node.error("element type i1 is not supported")
-    body = {"Neg": _neg, "Abs": _abs, "Relu": _relu, "Sign": _sign}[node.node.op_type]
-    return [_map(node, [x], body)]
+    op = node.node.op_type
+    return [_map(node, [x], _sign) if op == "Sign" else _SIGNED[op](x)]
+
+
+@importer("Sigmoid", "Tanh", "Exp", "Log", "Sqrt", since=13)
+def float_unary(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    if not x.dtype.is_float:
+        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+    return [_FLOAT[node.node.op_type](x)]
 
 
 @importer("Reciprocal", since=13)
 @_float_unary
 def reciprocal(node: NodeContext, b: Body, v: str, d: DType) -> str:
     return b.op(f"arith.divf {b.const(d, 1.0)}, {v}", d.mlir)
-
-
-@importer("Sigmoid", since=13)
-@_float_unary
-def sigmoid(node: NodeContext, b: Body, v: str, d: DType) -> str:
-    return _sigmoid(b, v, d)
 
 
 @importer("HardSigmoid", since=6)
@@ -352,22 +302,21 @@ def softplus(node: NodeContext, b: Body, v: str, d: DType) -> str:
 
 
 @importer("Gelu", since=20)
-@_float_unary
-def gelu(node: NodeContext, b: Body, v: str, d: DType) -> str:
-    t = d.mlir
-    half = b.op(f"arith.mulf {v}, {b.const(d, 0.5)}", t)
+def gelu(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    if not x.dtype.is_float:
+        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
     if node.attr("approximate", "none") == "tanh":
-        cube = b.op(f"arith.mulf {v}, {v}", t)
-        cube = b.op(f"arith.mulf {cube}, {v}", t)
-        inner = b.op(f"arith.mulf {cube}, {b.const(d, 0.044715)}", t)
-        inner = b.op(f"arith.addf {v}, {inner}", t)
-        inner = b.op(f"arith.mulf {inner}, {b.const(d, math.sqrt(2 / math.pi))}", t)
-        core = b.op(f"math.tanh {inner}", t)
-    else:
-        scaled = b.op(f"arith.mulf {v}, {b.const(d, 1 / math.sqrt(2))}", t)
-        core = b.op(f"math.erf {scaled}", t)
-    one = b.op(f"arith.addf {core}, {b.const(d, 1.0)}", t)
-    return b.op(f"arith.mulf {half}, {one}", t)
+        return [fe.gelu(x)]
+
+    def exact(b: Body, v: list[str], d: DType) -> str:
+        t = d.mlir
+        half = b.op(f"arith.mulf {v[0]}, {b.const(d, 0.5)}", t)
+        scaled = b.op(f"arith.mulf {v[0]}, {b.const(d, 1 / math.sqrt(2))}", t)
+        one = b.op(f"arith.addf {b.op(f'math.erf {scaled}', t)}, {b.const(d, 1.0)}", t)
+        return b.op(f"arith.mulf {half}, {one}", t)
+
+    return [_map(node, [x], exact)]
 
 
 @importer("IsNaN", since=13)
@@ -416,7 +365,7 @@ def clip(node: NodeContext) -> list[Value]:
         bounds, [("arith.maximumf", "arith.maxsi"), ("arith.minimumf", "arith.minsi")], strict=True
     ):
         if bound is not None:
-            result = _map(node, [result, bound], _op(fop, iop))
+            result = _map(node, [result, bound], binary_body(fop, iop))
     return [result]
 
 

@@ -33,7 +33,7 @@ from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.onnx.context import NodeContext
 from symshape_mlir.onnx.ops.shape_data import from_array, known_array
 from symshape_mlir.onnx.registry import importer
-from symshape_mlir.onnx.values import Known, Literal, Value
+from symshape_mlir.onnx.values import Known, Literal, Value, shape_of
 from symshape_mlir.shapes.shape import Shape
 
 __all__: list[str] = []
@@ -44,13 +44,8 @@ _HUGE = 1 << 62
 
 def _dims(node: NodeContext, index: int) -> list[Expr]:
     """The extents of input ``index``, each exact."""
-    value = node.value(index)
-    if isinstance(value, Literal):
-        return [Const(int(n)) for n in value.array.shape]
-    if isinstance(value, Known):
-        return [Const(n) for n in value.shape]
     dims = []
-    for axis, extent in enumerate(value.shape):
+    for axis, extent in enumerate(shape_of(node.value(index))):
         if not extent.is_exact or extent.expr is None:
             node.error(f"axis {axis} of input {index} is {extent}, not an exact extent")
         dims.append(extent.expr)
@@ -230,14 +225,14 @@ def _extract(
 ) -> Tensor:
     """``tensor.extract_slice`` of ``x`` (``tensor.empty`` for a provably empty result)."""
     result = Shape([Exact(s) for s in sizes])
-    state, trace = node.graph, node.trace
+    trace = node.trace
     if any(isinstance(s, Const) and s.value == 0 for s in sizes):
         # MLIR rejects a static offset at the end of an axis even for an empty slice.
         init = emit_empty(trace, result, x.dtype, [None] * x.ndim, node.where)
         return Tensor(trace, init, result, x.dtype)
 
     def operand(e: Expr) -> str:
-        return str(e.value) if isinstance(e, Const) else state.index_value(e, node.where)
+        return str(e.value) if isinstance(e, Const) else trace.materialize(Exact(e), node.where)
 
     name = trace.ssa("sl")
     trace.emit(
@@ -254,7 +249,8 @@ def split(node: NodeContext) -> list[Value]:
     x = node.tensor(0)
     axis = node.axis(node.attr("axis", 0), x.ndim)
     count = len(node.node.output)
-    extent = _dims(node, 0)[axis]
+    dims = _dims(node, 0)
+    extent = dims[axis]
     if node.has(1):
         sizes: list[Expr] = [Const(v) for v in node.ints(1, "split")]
         if len(sizes) != count:
@@ -267,7 +263,6 @@ def split(node: NodeContext) -> list[Value]:
             node.error(f"num_outputs is {parts} but the node names {count} outputs")
         chunk = canon.ceildiv(extent, count)
         sizes = [chunk] * (count - 1) + [canon.sub(extent, canon.mul(chunk, count - 1))]
-    dims = _dims(node, 0)
     outputs: list[Value] = []
     start: Expr = Const(0)
     for size_ in sizes:
@@ -423,7 +418,7 @@ def range_(node: NodeContext) -> list[Value]:
     shape = Shape([Exact(count)])
     trace, where_ = node.trace, node.where
     init = emit_empty(trace, shape, dtype, [None], where_)
-    first = node.graph.index_value(start, where_)
+    first = trace.materialize(Exact(start), where_)
     base = trace.ssa("i")
     trace.emit(f"{base} = arith.index_cast {first} : index to {dtype.mlir}", where_)
 
