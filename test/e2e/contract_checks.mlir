@@ -99,3 +99,27 @@ func.func @scalar_size(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
   %r = linalg.fill ins(%one : f32) outs(%t : tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// A sliding window (d0 + d1, width 2) over the truncation, sized by the
+// untruncated extent.
+#window_in = affine_map<(d0, d1) -> (d0 + d1)>
+#window_w = affine_map<(d0, d1) -> (d1)>
+#window_out = affine_map<(d0, d1) -> (d0)>
+func.func @window_sum(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %ones = arith.constant dense<1.0> : tensor<2xf32>
+  %len = tensor.dim %x, %c0 : tensor<?xf32>
+  %out = arith.subi %len, %c1 : index
+  %empty = tensor.empty(%out) : tensor<?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#window_in, #window_w, #window_out], iterator_types = ["parallel", "reduction"]} ins(%t, %ones : tensor<?xf32>, tensor<2xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %a, %w : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -264,3 +264,24 @@ func.func @overflow() -> index {
 func.func @axis_divides_by_zero(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch floordiv 0]>}) -> tensor<?xf32> {
   return %x : tensor<?xf32>
 }
+
+// -----
+
+// A window that provably reads past its operand: out has n elements, so
+// d0 * 2 + d1 reaches 2 * n + 1 > n.
+#window_in = affine_map<(d0, d1) -> (d0 * 2 + d1)>
+#window_k = affine_map<(d0, d1) -> (d1)>
+#window_out = affine_map<(d0, d1) -> (d0)>
+func.func @window_past_the_end(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %w: tensor<3xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %init = tensor.empty(%n) : tensor<?xf32>
+  // expected-error @below {{'linalg.generic' op the window of operand #0 axis 0 (d0 * 2 + d1) lies within the operand extent: 2 * n + 1 exceeds n}}
+  %r = linalg.generic {indexing_maps = [#window_in, #window_k, #window_out], iterator_types = ["parallel", "reduction"]} ins(%x, %w : tensor<?xf32>, tensor<3xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -295,3 +295,39 @@ func.func @gather_unmapped_axis(%table: tensor<?x?xf32> {symshape.axes = #symsha
   %g = symshape.gather %t[%ids], %table start_index_map [0] collapsed_slice_dims [0] slice_sizes [1, dim(2, 1)] : (tensor<?x?xf32>, tensor<?x1xi64>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %g : tensor<?x?xf32>
 }
+
+// -----
+
+// A window read through an affine map (d0 * 2 + d1: stride 2, kernel 3)
+// reaches index 2 * (out - 1) + 2: the operand's extent must be a true size.
+#window_in = affine_map<(d0, d1) -> (d0 * 2 + d1)>
+#window_k = affine_map<(d0, d1) -> (d1)>
+#window_out = affine_map<(d0, d1) -> (d0)>
+func.func @window_over_bound(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>, %w: tensor<3xf32>, %init: tensor<?xf32> {symshape.axes = #symshape.shape<[m]>}) -> tensor<?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  // expected-error @below {{'linalg.generic' op cannot establish that the window of operand #0 axis 0 (d0 * 2 + d1) lies within the operand extent: it needs exact extents, got exact '2 * m + 1' and upper bound 'n'}}
+  %r = linalg.generic {indexing_maps = [#window_in, #window_k, #window_out], iterator_types = ["parallel", "reduction"]} ins(%t, %w : tensor<?xf32>, tensor<3xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A map result that is not a sum of loops (d0 mod 4) needs an exact extent.
+#mod_in = affine_map<(d0) -> (d0 mod 4)>
+#mod_out = affine_map<(d0) -> (d0)>
+func.func @modular_read_over_bound(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>, %init: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  // expected-error @below {{'linalg.generic' op operand #0 axis 0 (d0 mod 4) extent needs an exact extent, got upper bound 'n'}}
+  %r = linalg.generic {indexing_maps = [#mod_in, #mod_out], iterator_types = ["parallel"]} ins(%t : tensor<?xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

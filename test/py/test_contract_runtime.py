@@ -3,7 +3,8 @@
 ``test/e2e/contract_checks.mlir`` uses an upper bound where a true size is
 needed through each path the contract guards (elementwise operands, linalg
 inits without indexing maps, reductions, static casts, slices, insertions,
-expand_shape, calls sharing a callee axis) and a scalar used as a size. It
+expand_shape, calls sharing a callee axis, a window read through an affine map)
+and a scalar used as a size. It
 is resolved with ``symshape-verify-contract{mode=defer}`` and compiled for
 llvm-cpu once. Every call runs in a child process (a crash would be a test
 failure, not a dead test run): a violating input must raise
@@ -74,6 +75,8 @@ CASES: dict[str, tuple[Reference, list[tuple[int, int]], list[tuple[int, int]], 
     "call_shared": (lambda x, k: 2 * x, [(6, 6), (2, 5)], [(6, 3)], "call to @pair"),
     "scalar_size": (lambda x, k: np.ones(k, np.float32), [(2, 0), (2, 5)], [(2, -3)],
                     "size of result axis 0 is non-negative"),
+    "window_sum": (lambda x, k: x[:-1] + x[1:], [(5, 5), (1, 3)], [(5, 4), (5, 0)],
+                   "the window of operand #0 axis 0 (d0 + d1) lies within the operand extent"),
 }
 
 

@@ -28,8 +28,16 @@ matmul's ``K``) are all checked the same way: extents of one loop are
 unified (:meth:`~symshape_mlir.inference.state.InferenceState.unify`: a
 fresh symbol adopts the other extent), and provably different ones — or two
 different named axes — are a :class:`ShapeInferenceError` naming the loop,
-both operands and both axes. A map result that is not a plain dimension
-(``d0 + d1``, a constant) constrains nothing here.
+both operands and both axes.
+
+A map result that is a sum of loops with non-negative coefficients and a
+constant (``d2 * 2 + d5``: a strided, dilated window of a convolution or a
+pooling) reads up to ``c0 + sum(c * (loop - 1))``: that index plus one must
+be at most the operand's extent, an ``at_most`` obligation whose extent must
+be a true size (proven, checked at run time, or a violation for an upper
+bound). Any other map result (``d0 mod 4``, ``-d0 + 3``, a symbol) needs the
+operand's extent exact; constants are within the extent only if it is large
+enough, which is left to the op's verifier for static shapes.
 
 .. code-block:: mlir
 
@@ -44,7 +52,10 @@ from collections.abc import Sequence
 
 from mlir import ir
 
+from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact
 from symshape_mlir.inference.facts import ValueFacts
+from symshape_mlir.inference.obligations import Compare, Quantity
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import dense_i64, same_dims
 from symshape_mlir.inference.state import InferenceState, describe
@@ -97,6 +108,95 @@ def _loops_of_maps(attr: ir.Attribute, state: InferenceState) -> tuple[tuple[int
             tuple(r.position if isinstance(r, ir.AffineDimExpr) else -1 for r in m.results)
             for m in maps)
     return loops  # type: ignore[return-value]
+
+
+Linear = tuple[tuple[tuple[int, int], ...], int]
+"""``(((loop, coefficient), ...), constant)``: a sum of loops."""
+
+
+def _linear(expr: ir.AffineExpr) -> Linear | None:
+    """``expr`` as a sum of loops with non-negative coefficients and a
+    non-negative constant, or ``None``."""
+    terms: dict[int, int] = {}
+    constant = 0
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ir.AffineAddExpr):
+            stack += [e.lhs, e.rhs]
+        elif isinstance(e, ir.AffineDimExpr):
+            terms[e.position] = terms.get(e.position, 0) + 1
+        elif isinstance(e, ir.AffineConstantExpr):
+            constant += e.value
+        elif (isinstance(e, ir.AffineMulExpr) and isinstance(e.lhs, ir.AffineDimExpr)
+              and isinstance(e.rhs, ir.AffineConstantExpr)):
+            terms[e.lhs.position] = terms.get(e.lhs.position, 0) + e.rhs.value
+        else:
+            return None
+    if constant < 0 or any(c < 0 for c in terms.values()):
+        return None
+    return tuple(sorted(terms.items())), constant
+
+
+Window = tuple[int, int, str, Linear | None]
+"""``(operand, axis, text, linear form or None)`` of a map result that is not a plain loop."""
+
+
+def _windows(attr: ir.Attribute, state: InferenceState) -> tuple[Window, ...]:
+    cache = state.cache.setdefault("indexing_windows", {})
+    windows = cache.get(attr)
+    if windows is None:
+        maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(attr)]
+        windows = cache[attr] = tuple(
+            (index, axis, str(r), _linear(r))
+            for index, m in enumerate(maps) for axis, r in enumerate(m.results)
+            if not isinstance(r, ir.AffineDimExpr | ir.AffineConstantExpr))
+    return windows  # type: ignore[return-value]
+
+
+def _check_windows(
+    op: ir.Operation, state: InferenceState, shapes: list, loops: Loops
+) -> None:
+    """Records that every composite map result reads within its operand axis."""
+    try:
+        attr = op.attributes["indexing_maps"]
+    except KeyError:
+        return
+    windows = _windows(attr, state)
+    if not windows:
+        return
+    operands = tuple(op.operands)
+    plain: dict[int, tuple[int, int]] = {}
+    for index, axes in enumerate(loops):
+        for axis, loop in enumerate(axes or ()):
+            if loop >= 0:
+                plain.setdefault(loop, (index, axis))
+    for index, axis, text, linear in windows:
+        extent = shapes[index][axis]
+        field = f"operand #{index} axis {axis} ({text})"
+        origin = state.facts_of(operands[index]).origin(axis)
+        if linear is None or any(loop not in plain for loop, _ in linear[0]):
+            state.require_exact(extent, op, f"{field} extent", origin=origin)
+            continue
+        terms, constant = linear
+        sources = [plain[loop] for loop, _ in terms]
+        coefficients = [c for _, c in terms]
+
+        def reach(*extents: Expr, coefficients: list[int] = coefficients,
+                  constant: int = constant) -> Expr:
+            total: Expr = Const(constant + 1)
+            for c, e in zip(coefficients, extents, strict=True):
+                total = total + (e - 1) * c
+            return total
+
+        loop_extents = [shapes[i][a] for i, a in sources]
+        need = (Exact(reach(*(e.expr for e in loop_extents)))
+                if all(e.is_exact for e in loop_extents) else UNKNOWN)
+        state.require_at_most(
+            need, extent, op, f"the window of {field} lies within the operand extent",
+            (Compare("le", Quantity.of(reach, *(Quantity.dim(operands[i], a) for i, a in sources)),
+                     Quantity.dim(operands[index], axis)),),
+            origin)
 
 
 def _kept(rank: int, dropped: Sequence[int]) -> tuple[int, ...]:
@@ -202,6 +302,8 @@ def _destination_passing(op: ir.Operation, state: InferenceState) -> Facts:
                         index, axis),
                     same_dims(operands[first], first_axis, operands[index], axis),
                     facts[index].origin(axis) or facts[first].origin(first_axis))
+        if op.name in _MAPPED_OPS:
+            _check_windows(op, state, shapes, loops)
     inits = len(operands) - len(op.results)
     if loops is None or op.name == "linalg.broadcast":
         _inits_are_sizes(op, state, facts, inits, loops)
