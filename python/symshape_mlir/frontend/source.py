@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import linecache
 import os
 import sys
@@ -45,7 +46,7 @@ class SourceLocation:
     text: str = ""
     name: str = ""
 
-    @property
+    @functools.cached_property
     def mlir(self) -> str:
         """The location as MLIR text: ``loc("file.py":line:col)``."""
         position = f"{_quoted(self.file)}:{self.line}:{self.column}"

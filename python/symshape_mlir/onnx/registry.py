@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -50,6 +51,7 @@ def importer(*ops: str, since: int = 13) -> Callable[[Importer], Importer]:
     return register
 
 
+@functools.cache
 def schema_version(op: str, opset: int) -> int | None:
     """The version of ``op`` in effect at ``opset`` (None if the op is unknown there)."""
     try:

@@ -86,6 +86,11 @@ def broadcast_shapes(*shapes: ShapeLike, ctx: ExtentContext | None = None) -> Sh
             for i, s in enumerate(operands)
             if dim >= rank - s.rank
         ]
+        distinct = {e for _, _, e in column if e != _ONE}
+        if len(distinct) <= 1 and all(e.is_exact for e in distinct):
+            # Equal exact extents and ones: compatible, nothing to prove.
+            dims.append(distinct.pop() if distinct else _ONE)
+            continue
         undecided = False
         for p, (i, _, x) in enumerate(column):
             for j, _, y in column[p + 1 :]:
