@@ -13,7 +13,10 @@ the same module at once, one compiles and the others wait, then read::
     ...     entry = cache.read(key) or cache.write(key, vmfb, meta)
 
 The directory is ``$SYMSHAPE_MLIR_CACHE_DIR`` or ``~/.cache/symshape-mlir``
-unless the caller names one.
+unless the caller names one. Its size is bounded (``max_bytes``, by default
+``$SYMSHAPE_MLIR_CACHE_MAX_BYTES`` or 2 GiB): a read marks an entry as used,
+and after each write the least recently used entries are removed until the
+artifacts fit. An entry another process holds the lock of is never removed.
 """
 
 from __future__ import annotations
@@ -33,12 +36,17 @@ from typing import Any
 
 import filelock
 
-__all__ = ["CacheEntry", "DiskCache", "cache_key", "default_cache_dir", "toolchain_fingerprint"]
+__all__ = [
+    "CacheEntry", "DiskCache", "cache_key", "default_cache_dir", "default_max_bytes",
+    "toolchain_fingerprint",
+]
 
 logger = logging.getLogger(__name__)
 
 _FORMAT = 1
 _ENV = "SYMSHAPE_MLIR_CACHE_DIR"
+_MAX_ENV = "SYMSHAPE_MLIR_CACHE_MAX_BYTES"
+_DEFAULT_MAX_BYTES = 2 << 30
 
 
 def default_cache_dir() -> Path:
@@ -47,6 +55,20 @@ def default_cache_dir() -> Path:
     if env:
         return Path(env)
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "symshape-mlir"
+
+
+def default_max_bytes() -> int:
+    """``$SYMSHAPE_MLIR_CACHE_MAX_BYTES``, else 2 GiB.
+
+    Raises:
+        ValueError: the variable is not a non-negative integer.
+    """
+    text = os.environ.get(_MAX_ENV)
+    if text is None:
+        return _DEFAULT_MAX_BYTES
+    if not text.strip().isdigit():
+        raise ValueError(f"{_MAX_ENV} must be a non-negative integer (bytes), got {text!r}")
+    return int(text)
 
 
 @functools.cache
@@ -111,9 +133,13 @@ class CacheEntry:
 class DiskCache:
     """A directory of artifacts, safe to share between processes."""
 
-    def __init__(self, directory: Path) -> None:
-        """Uses (and creates) ``directory``."""
+    def __init__(self, directory: Path, max_bytes: int | None = None) -> None:
+        """Uses (and creates) ``directory``, holding at most ``max_bytes`` of
+        artifacts (None: `default_max_bytes`)."""
         self.directory = Path(directory)
+        self.max_bytes = default_max_bytes() if max_bytes is None else max_bytes
+        if self.max_bytes < 0:
+            raise ValueError(f"max_bytes must be >= 0, got {self.max_bytes}")
         self.directory.mkdir(parents=True, exist_ok=True)
 
     def _path(self, key: str, suffix: str) -> Path:
@@ -136,6 +162,8 @@ class DiskCache:
         if meta.get("vmfb_size") != len(vmfb):
             logger.warning("ignoring a damaged cache entry %s", vmfb_path)
             return None
+        with contextlib.suppress(OSError):
+            os.utime(meta_path)  # most recently used
         return CacheEntry(vmfb, meta)
 
     def write(self, key: str, vmfb: bytes, meta: dict[str, Any]) -> CacheEntry:
@@ -143,7 +171,47 @@ class DiskCache:
         meta = {**meta, "vmfb_size": len(vmfb)}
         self._atomic_write(self._path(key, ".vmfb"), vmfb)
         self._atomic_write(self._path(key, ".json"), json.dumps(meta, indent=1).encode())
+        self.prune(keep=key)
         return CacheEntry(vmfb, meta)
+
+    def prune(self, keep: str = "") -> list[str]:
+        """Removes least recently used entries until the artifacts fit ``max_bytes``.
+
+        Args:
+            keep: a key never removed (the entry just written).
+
+        Returns:
+            The keys removed.
+        """
+        entries = []
+        total = 0
+        for meta_path in self.directory.glob("*.json"):
+            key = meta_path.stem
+            try:
+                used = meta_path.stat().st_mtime_ns
+                size = self._path(key, ".vmfb").stat().st_size
+            except OSError:
+                continue
+            entries.append((used, key, size))
+            total += size
+        removed: list[str] = []
+        for _, key, size in sorted(entries):
+            if total <= self.max_bytes:
+                break
+            if key == keep:
+                continue
+            try:
+                with self.locked(key, timeout=0):
+                    for suffix in (".json", ".vmfb"):
+                        with contextlib.suppress(FileNotFoundError):
+                            self._path(key, suffix).unlink()
+            except filelock.Timeout:
+                continue  # in use by another process
+            total -= size
+            removed.append(key)
+            logger.info("removed cache entry %s (%d bytes) to stay under %d bytes",
+                        key, size, self.max_bytes)
+        return removed
 
     def _atomic_write(self, path: Path, data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=path.name, suffix=".tmp")

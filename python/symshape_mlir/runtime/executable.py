@@ -120,6 +120,7 @@ class Executable:
         cache_dir: Path | None,
         unplanned: bool | Collection[str],
         contract: str = "reject",
+        cache_max_bytes: int | None = None,
     ) -> None:
         """Compiles (or reads from the disk cache) the dynamic module; use `compile`."""
         if contract not in CONTRACT_MODES:
@@ -141,7 +142,7 @@ class Executable:
         self._unplanned = unplanned
         self._stats = Stats()
         self._stats_lock = threading.Lock()
-        self._disk = DiskCache(cache_dir) if cache_dir is not None else None
+        self._disk = DiskCache(cache_dir, cache_max_bytes) if cache_dir is not None else None
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._futures: list[concurrent.futures.Future[None]] = []
         self._host: Executable | None = None
@@ -340,6 +341,7 @@ class Executable:
                 hot_after=None,
                 cache_dir=self._disk.directory if self._disk is not None else None,
                 unplanned=self._unplanned,
+                cache_max_bytes=self._disk.max_bytes if self._disk is not None else None,
             )
             with self._stats_lock:
                 self._host = self._host or host
@@ -425,6 +427,7 @@ def compile(
     cache_size: int = 64,
     hot_after: int | None = 16,
     cache_dir: str | os.PathLike[str] | bool | None = True,
+    cache_max_bytes: int | None = None,
     unplanned: bool | Collection[str] = (),
     contract: str = "reject",
 ) -> Executable:
@@ -448,6 +451,9 @@ def compile(
             compiled in the background; None turns tiers off.
         cache_dir: The disk cache directory; True for the default
             (`default_cache_dir`), False or None for no disk cache.
+        cache_max_bytes: The most bytes of artifacts the disk cache keeps
+            (least recently used ones are removed); None for
+            ``$SYMSHAPE_MLIR_CACHE_MAX_BYTES`` or 2 GiB.
         unplanned: Function names (or True for all) whose result sizes are
             not computed before calls: for results that depend on values
             computed inside the function.
@@ -482,4 +488,5 @@ def compile(
         cache_dir=directory,
         unplanned=unplanned,
         contract=contract,
+        cache_max_bytes=cache_max_bytes,
     )
