@@ -45,6 +45,7 @@ from symshape_mlir.frontend.ops.elementwise import (
     tanh,
     where,
 )
+from symshape_mlir.frontend.ops.conv import conv, pool
 from symshape_mlir.frontend.ops.gather import take
 from symshape_mlir.frontend.ops.linalg import matmul
 from symshape_mlir.frontend.ops.nn import layer_norm, softmax
@@ -77,6 +78,7 @@ __all__ = [
     "astype",
     "broadcast_to",
     "concatenate",
+    "conv",
     "divide",
     "dynamic_truncate",
     "equal",
@@ -106,6 +108,7 @@ __all__ = [
     "negative",
     "not_equal",
     "pad",
+    "pool",
     "power",
     "relu",
     "reshape",

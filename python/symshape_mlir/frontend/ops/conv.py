@@ -1,0 +1,452 @@
+"""Sliding-window ops over ``[N, C, spatial...]`` tensors: ``conv`` and ``pool``.
+
+The input is padded first (``tensor.pad``: zeros for sums, the lowest value
+for ``max``), so every read of the ``linalg.generic`` lands inside the padded
+tensor by construction; its spatial axes are read through the window maps
+``d_out * stride + d_kernel * dilation``. Output extents are exact
+expressions over the input's axes: ``(padded - dilation * (k - 1) - 1)
+floordiv stride + 1``, ``h ceildiv stride`` for the ``"same_upper"`` and
+``"same_lower"`` modes, and, with ``ceil_mode``, ONNX's rounding up (a last
+window that would start in the end padding is dropped). Kernel extents are
+static; grouped convolutions split the channels with
+``tensor.expand_shape``. A pooling op also reads a kernel-shaped
+``tensor.empty`` (as linalg's named pooling ops do), which gives its kernel
+loops their extents; an average divides by the kernel's size, or by a
+window sum over ones where padding does not count.
+
+Example:
+    >>> def f(x, w):              # x: [batch, 3, h, w], w: [8, 3, 3, 3]
+    ...     return conv(x, w, strides=2, pads="same_upper")  # [batch, 8, h ceildiv 2, w ceildiv 2]
+
+.. code-block:: mlir
+
+    %y = linalg.generic {indexing_maps = [
+        affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 * 2 + d5, d3 * 2 + d6)>,
+        affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>,
+        affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = [
+        "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+        ins(%padded, %w : tensor<?x3x?x?xf32>, tensor<8x3x3x3xf32>) outs(%zeros : ...)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from symshape_mlir.extent import canon
+from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent
+from symshape_mlir.extent.prove import prove_eq
+from symshape_mlir.frontend.dtypes import DType
+from symshape_mlir.frontend.errors import FrontendError, ShapeError
+from symshape_mlir.frontend.ops.elementwise import add, divide
+from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.ops.padding import pad
+from symshape_mlir.frontend.ops.shape_ops import expand_dims, reshape
+from symshape_mlir.frontend.source import SourceLocation, user_location
+from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.shapes.shape import Shape
+
+__all__ = ["PAD_MODES", "Pads", "conv", "pool"]
+
+Width = int | Expr | ShapeExtent
+#: ``"valid"``, ``"same_upper"``, ``"same_lower"``, one width for every side,
+#: or ``(before, after)`` per spatial axis.
+Pads = str | int | Sequence[tuple[Width, Width]]
+PAD_MODES = ("valid", "same_upper", "same_lower")
+
+
+@dataclass(frozen=True)
+class _Window:
+    """The window of one spatial axis.
+
+    Attributes:
+        size: the input extent.
+        kernel, stride, dilation: the window.
+        low, high: the padding before and after, part of the input.
+        slack: padding after the ``high`` one that windows may read but
+            that is no element (``ceil_mode``'s partial last window).
+        out: the output extent.
+    """
+
+    size: Expr
+    kernel: int
+    stride: int
+    dilation: int
+    low: Expr
+    high: Expr
+    slack: int
+    out: Expr
+
+    @property
+    def span(self) -> int:
+        """The extent one window covers."""
+        return self.dilation * (self.kernel - 1) + 1
+
+    def read(self, out_loop: int, kernel_loop: int) -> str:
+        """The index map result reading the padded input."""
+        out = f"d{out_loop}" if self.stride == 1 else f"d{out_loop} * {self.stride}"
+        tap = f"d{kernel_loop}" if self.dilation == 1 else f"d{kernel_loop} * {self.dilation}"
+        return f"{out} + {tap}"
+
+
+def _per_axis(op: str, name: str, value: int | Sequence[int], count: int,
+              where: SourceLocation) -> list[int]:
+    items = [value] * count if isinstance(value, int) else list(value)
+    if len(items) != count or any(isinstance(v, bool) or not isinstance(v, int) or v < 1
+                                  for v in items):
+        raise FrontendError(
+            f"{op} at {where}: {name} must be {count} positive integers (one per spatial axis), "
+            f"not {value!r}")
+    return items
+
+
+def _pad_expr(op: str, item: Width, x: Tensor, where: SourceLocation) -> Expr:
+    if isinstance(item, bool) or not isinstance(item, int | Expr | ShapeExtent):
+        raise FrontendError(f"{op} at {where}: {item!r} is not a pad width")
+    if isinstance(item, int):
+        if item < 0:
+            raise FrontendError(f"{op} at {where}: negative pad width {item}")
+        return Const(item)
+    if isinstance(item, Expr):
+        return item
+    x.trace.require_exact(op, "pad width", [item], where)
+    return item.expr  # type: ignore[return-value]
+
+
+def _windows(
+    op: str,
+    x: Tensor,
+    kernel: Sequence[int],
+    strides: int | Sequence[int],
+    dilations: int | Sequence[int],
+    pads: Pads,
+    ceil_mode: bool,
+    where: SourceLocation,
+) -> list[_Window]:
+    spatial = x.ndim - 2
+    steps = _per_axis(op, "strides", strides, spatial, where)
+    rates = _per_axis(op, "dilations", dilations, spatial, where)
+    x.trace.require_exact(op, "input extent", x.shape[2:], where)
+    if isinstance(pads, str):
+        if pads not in PAD_MODES:
+            raise FrontendError(
+                f"{op} at {where}: pads {pads!r} is not one of {', '.join(PAD_MODES)}")
+        widths: list[tuple[Width, Width]] = []
+    elif isinstance(pads, int):
+        widths = [(pads, pads)] * spatial
+    else:
+        widths = [tuple(p) for p in pads]  # type: ignore[misc]
+        if len(widths) != spatial or any(len(p) != 2 for p in widths):
+            raise FrontendError(
+                f"{op} at {where}: pads must give (before, after) for each of the {spatial} "
+                "spatial axes")
+    windows = []
+    for axis in range(spatial):
+        size: Expr = x.shape[2 + axis].expr  # type: ignore[assignment]
+        k, s, d = kernel[axis], steps[axis], rates[axis]
+        span = d * (k - 1) + 1
+        slack = 0
+        low: Expr
+        high: Expr
+        if pads == "valid":
+            low = high = Const(0)
+            out = canon.floordiv(size - span, s) + 1
+        elif isinstance(pads, str):
+            out = canon.ceildiv(size, s)
+            total = (out - 1) * s + span - size
+            if span < s:
+                total = canon.maximum(0, total)
+            half = canon.floordiv(total, 2)
+            low = half if pads == "same_upper" else total - half
+            high = total - low
+        else:
+            low, high = (_pad_expr(op, w, x, where) for w in widths[axis])
+            reach = size + low + high - span
+            if ceil_mode:
+                # ONNX rounds up, then drops a last window starting in the end padding.
+                last = canon.ceildiv(reach, s)
+                out = last + 1
+                if not (isinstance(high, Const) and high.value + s <= span):
+                    out = canon.minimum(out, canon.maximum(last, canon.ceildiv(size + low, s)))
+                slack = s - 1
+            else:
+                out = canon.floordiv(reach, s) + 1
+        windows.append(_Window(size, k, s, d, low, high, slack, out))
+    return windows
+
+
+def _width(e: Expr) -> int | Expr:
+    return e.value if isinstance(e, Const) else e
+
+
+def _pad_spatial(x: Tensor, windows: Sequence[_Window], value: float | int,
+                 where: SourceLocation, include: bool = True) -> Tensor:
+    """``x`` padded by the windows' padding (only their slack if not ``include``),
+    then cut to the extent the windows read.
+
+    The cut keeps the window maps exact where an output extent is 1: a
+    compiler that drops that unit loop reads the axis through a plain
+    dimension, which must span the whole axis.
+    """
+    lead = x.ndim - len(windows)
+    widths = [(w.low, w.high + w.slack) if include else (Const(0), Const(w.slack))
+              for w in windows]
+    if any(lo is not Const(0) or hi is not Const(0) for lo, hi in widths):
+        x = pad(x, [(0, 0)] * lead + [(_width(lo), _width(hi)) for lo, hi in widths], value)
+    extents = list(x.shape)
+    for i, w in enumerate(windows):
+        have: Expr = extents[lead + i].expr  # type: ignore[assignment]
+        read = (w.out - 1) * w.stride + w.span
+        if prove_eq(have, read) is not True:
+            extents[lead + i] = Exact(canon.minimum(read, have))
+    if extents == list(x.shape):
+        return x
+    trace = x.trace
+    sizes: list[str] = []
+    for axis, extent in enumerate(extents):
+        if isinstance(extent.expr, Const):
+            sizes.append(str(extent.expr.value))
+        elif extent is x.shape[axis]:
+            sizes.append(trace.dim_index(x, axis, where))
+        else:
+            sizes.append(trace.materialize(extent, where))
+    shape = Shape(extents)
+    name = trace.ssa("sl")
+    trace.emit(
+        f"{name} = tensor.extract_slice {x.value}[{', '.join(['0'] * x.ndim)}] "
+        f"[{', '.join(sizes)}] [{', '.join(['1'] * x.ndim)}] : "
+        f"{x.mlir_type} to {tensor_type(shape, x.dtype)}",
+        where,
+    )
+    return Tensor(trace, name, shape, x.dtype)
+
+
+def _lowest(dtype: DType) -> float | int:
+    return float("-inf") if dtype.is_float else int(np.iinfo(dtype.numpy).min)
+
+
+def _slide(kind: str, padded: Tensor, windows: Sequence[_Window], where: SourceLocation) -> Tensor:
+    """Max or sum of each window of ``padded`` over its trailing spatial axes."""
+    trace = padded.trace
+    dtype = padded.dtype
+    lead = padded.ndim - len(windows)
+    spatial = len(windows)
+    out_shape = Shape([*padded.shape[:lead], *(Exact(w.out) for w in windows)])
+    kernel = Shape([Exact(Const(w.kernel)) for w in windows])
+    taps = Tensor(trace, emit_empty(trace, kernel, dtype, [None] * spatial, where), kernel, dtype)
+    init = emit_empty(
+        trace, out_shape, dtype, [(padded, a) for a in range(lead)] + [None] * spatial, where)
+    identity = _lowest(dtype) if kind == "max" else (0.0 if dtype.is_float else 0)
+    filled = emit_fill(trace, init, dtype, identity, tensor_type(out_shape, dtype), where)
+    outs = [f"d{a}" for a in range(lead + spatial)]
+    reads = [w.read(lead + i, lead + spatial + i) for i, w in enumerate(windows)]
+    combine = {
+        ("max", True): "arith.maximumf", ("max", False): "arith.maxsi",
+        ("sum", True): "arith.addf", ("sum", False): "arith.addi",
+    }[(kind, dtype.is_float)]
+
+    def body(block: Body, args: list[str]) -> str:
+        return block.op(f"{combine} {args[2]}, {args[0]}", dtype.mlir)
+
+    return emit_generic(
+        trace,
+        [Operand(padded, (*outs[:lead], *reads)),
+         Operand(taps, tuple(f"d{lead + spatial + i}" for i in range(spatial)))],
+        lead + 2 * spatial,
+        ["parallel"] * (lead + spatial) + ["reduction"] * spatial,
+        outs,
+        out_shape,
+        dtype,
+        filled,
+        body,
+        where,
+    )
+
+
+def _check_input(op: str, x: Tensor, where: SourceLocation) -> None:
+    if not isinstance(x, Tensor):
+        raise FrontendError(f"{op} at {where}: the input must be a traced tensor")
+    if x.ndim < 3:
+        raise ShapeError(
+            f"{op} at {where}: the input must have rank 3 or more ([N, C, spatial...]), "
+            f"not {x.ndim}")
+    if x.dtype.is_bool:
+        raise FrontendError(f"{op} at {where}: element type i1 is not supported")
+
+
+def pool(
+    x: Tensor,
+    kind: str,
+    kernel: Sequence[int],
+    *,
+    strides: int | Sequence[int] = 1,
+    dilations: int | Sequence[int] = 1,
+    pads: Pads = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = False,
+) -> Tensor:
+    """Max or average pooling of ``x: [N, C, spatial...]`` over ``kernel`` windows.
+
+    Args:
+        kind: ``"max"`` or ``"avg"``.
+        kernel: the window's extent per spatial axis.
+        strides, dilations: per spatial axis, or one for all.
+        pads: see :data:`Pads`; explicit widths are ``int`` or exact extents.
+        ceil_mode: round the output extents up (explicit ``pads`` only).
+        count_include_pad: averages divide by the window's extent, padding
+            included; else by the number of input elements in the window.
+
+    Raises:
+        FrontendError: bad arguments, or an average of integers.
+        ShapeError: rank below 3.
+        ContractError: an input extent or pad width is only an upper bound.
+    """
+    where = user_location()
+    if kind not in ("max", "avg"):
+        raise FrontendError(f"pool at {where}: kind must be 'max' or 'avg', not {kind!r}")
+    op = f"{kind}_pool"
+    _check_input(op, x, where)
+    if kind == "avg" and not x.dtype.is_float:
+        raise FrontendError(f"{op} at {where}: needs a floating-point type, not {x.dtype}")
+    spatial = x.ndim - 2
+    kernel = _per_axis(op, "kernel", kernel, spatial, where)
+    windows = _windows(op, x, kernel, strides, dilations, pads, ceil_mode, where)
+    if kind == "max":
+        return _slide("max", _pad_spatial(x, windows, _lowest(x.dtype), where), windows, where)
+    total = _slide("sum", _pad_spatial(x, windows, 0.0, where), windows, where)
+    padded = any(w.low is not Const(0) or w.high is not Const(0) for w in windows)
+    if not any(w.slack for w in windows) and (count_include_pad or not padded):
+        return divide(total, float(np.prod(kernel)))
+    return divide(total, _counts(x, windows, count_include_pad, where))
+
+
+def _counts(x: Tensor, windows: Sequence[_Window], count_include_pad: bool,
+            where: SourceLocation) -> Tensor:
+    """The number of elements each window averages: ``[out...]``, a window sum
+    over ones (the input, and its padding if it counts) padded with zeros."""
+    trace = x.trace
+    lead = x.ndim - len(windows)
+    if count_include_pad:
+        shape = Shape([Exact(w.size + w.low + w.high) for w in windows])
+        sources: list[tuple[Tensor, int] | None] = [None] * len(windows)
+    else:
+        shape = Shape(x.shape[lead:])
+        sources = [(x, lead + i) for i in range(len(windows))]
+    empty = emit_empty(trace, shape, x.dtype, sources, where)
+    filled = emit_fill(trace, empty, x.dtype, 1.0, tensor_type(shape, x.dtype), where)
+    ones = _pad_spatial(Tensor(trace, filled, shape, x.dtype), windows, 0.0, where,
+                        include=not count_include_pad)
+    return _slide("sum", ones, windows, where)
+
+
+def conv(
+    x: Tensor,
+    w: Tensor,
+    bias: Tensor | None = None,
+    *,
+    strides: int | Sequence[int] = 1,
+    dilations: int | Sequence[int] = 1,
+    pads: Pads = 0,
+    groups: int = 1,
+) -> Tensor:
+    """Convolution as ONNX's ``Conv``: ``x: [N, C, spatial...]`` with ``w: [F, C / groups, k...]``.
+
+    Args:
+        bias: ``[F]``, added to every output position.
+        strides, dilations: per spatial axis, or one for all.
+        pads: see :data:`Pads`; explicit widths are ``int`` or exact extents.
+        groups: ``C`` and ``F`` split into this many groups, group ``g`` of
+            the output reading group ``g`` of the input.
+
+    Returns:
+        ``[N, F, out...]``.
+
+    Raises:
+        FrontendError: bad arguments; kernel extents that are not static.
+        ShapeError: ranks, or channel counts that provably do not match.
+        ContractError: an input extent or pad width is only an upper bound.
+    """
+    where = user_location()
+    _check_input("conv", x, where)
+    if not isinstance(w, Tensor):
+        raise FrontendError(f"conv at {where}: the weights must be a traced tensor")
+    if w.dtype != x.dtype:
+        raise FrontendError(f"conv at {where}: element types differ ({x.dtype}, {w.dtype})")
+    if w.ndim != x.ndim:
+        raise ShapeError(
+            f"conv at {where}: the weights must have rank {x.ndim} like the input, not {w.ndim}")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise FrontendError(f"conv at {where}: groups must be a positive integer, not {groups!r}")
+    kernel: list[int] = []
+    for axis, extent in enumerate(w.shape[2:]):
+        if not (extent.is_exact and isinstance(extent.expr, Const)):
+            raise FrontendError(
+                f"conv at {where}: kernel extent {axis} (weights axis {axis + 2}) is {extent}; "
+                "kernel extents must be static")
+        kernel.append(extent.expr.value)
+    filters, per_group, channels = w.shape[0], w.shape[1], x.shape[1]
+    if channels.is_exact and per_group.is_exact and prove_eq(
+            channels.expr, per_group.expr * groups) is False:  # type: ignore[arg-type, operator]
+        raise ShapeError(
+            f"conv at {where}: the input has {channels} channels, not groups * weights axis 1 "
+            f"= {groups} * {per_group}")
+    if isinstance(filters.expr, Const) and filters.is_exact and filters.expr.value % groups:
+        raise ShapeError(
+            f"conv at {where}: {filters} output channels do not split into {groups} groups")
+    if bias is not None:
+        if not isinstance(bias, Tensor) or bias.ndim != 1 or bias.dtype != x.dtype:
+            raise FrontendError(f"conv at {where}: the bias must be a 1-D {x.dtype} tensor")
+        if bias.shape[0].is_exact and filters.is_exact and prove_eq(
+                bias.shape[0].expr, filters.expr) is False:  # type: ignore[arg-type]
+            raise ShapeError(
+                f"conv at {where}: the bias has {bias.shape[0]} elements, not one per output "
+                f"channel ({filters})")
+    windows = _windows("conv", x, kernel, strides, dilations, pads, False, where)
+    padded = _pad_spatial(x, windows, 0.0 if x.dtype.is_float else 0, where)
+    spatial = x.ndim - 2
+    # Loops: n, [g], f, out..., c, k...
+    lead = 3 if groups > 1 else 2
+    if groups > 1:
+        padded = reshape(padded, [padded.shape[0], groups, per_group, *padded.shape[2:]])
+        w = reshape(w, [groups, filters // groups, per_group, *w.shape[2:]])
+    outs = [f"d{a}" for a in range(lead + spatial)]
+    c = lead + spatial
+    taps = [c + 1 + i for i in range(spatial)]
+    reads = [win.read(lead + i, taps[i]) for i, win in enumerate(windows)]
+    group = ["d1"] if groups > 1 else []
+    x_map = ("d0", *group, f"d{c}", *reads)
+    w_map = (*group, f"d{lead - 1}", f"d{c}", *(f"d{t}" for t in taps))
+    out_shape = Shape([x.shape[0], *w.shape[: lead - 1], *(Exact(win.out) for win in windows)])
+    trace = x.trace
+    dtype = x.dtype
+    sources = [(x, 0), *((w, a) for a in range(lead - 1)), *([None] * spatial)]
+    init = emit_empty(trace, out_shape, dtype, sources, where)
+    zero: float | int = 0.0 if dtype.is_float else 0
+    filled = emit_fill(trace, init, dtype, zero, tensor_type(out_shape, dtype), where)
+    mul, plus = ("arith.mulf", "arith.addf") if dtype.is_float else ("arith.muli", "arith.addi")
+
+    def body(block: Body, args: list[str]) -> str:
+        product = block.op(f"{mul} {args[0]}, {args[1]}", dtype.mlir)
+        return block.op(f"{plus} {args[2]}, {product}", dtype.mlir)
+
+    y = emit_generic(
+        trace,
+        [Operand(padded, x_map), Operand(w, w_map)],
+        c + 1 + spatial,
+        ["parallel"] * c + ["reduction"] * (1 + spatial),
+        outs,
+        out_shape,
+        dtype,
+        filled,
+        body,
+        where,
+    )
+    if groups > 1:
+        y = reshape(y, [y.shape[0], filters, *y.shape[3:]])
+    if bias is not None:
+        y = add(y, expand_dims(bias, list(range(1, spatial + 1))))
+    return y

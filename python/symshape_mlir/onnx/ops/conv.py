@@ -1,0 +1,150 @@
+"""Convolution, pooling and padding: Conv, MaxPool, AveragePool, GlobalAveragePool,
+GlobalMaxPool and Pad (constant mode).
+
+``auto_pad`` maps onto the frontend's pad modes (``SAME_UPPER`` is
+``"same_upper"``: output ``ceil(in / stride)``, the odd pad at the end), and
+explicit ``pads`` ``[b1, ..., bn, e1, ..., en]`` onto ``(before, after)``
+pairs; with a symbolic input extent the output stays an exact expression.
+``Pad`` takes its pads (and value) when the model is imported; a negative
+pad crops.
+
+Example:
+    ``Conv(x: [batch, 3, h, w], W: [8, 3, 3, 3], auto_pad="SAME_UPPER", strides=[2, 2])``
+    is ``[batch, 8, h ceildiv 2, w ceildiv 2]``; ``MaxPool(x, kernel_shape=[2, 2],
+    strides=[2, 2], ceil_mode=1)`` keeps a partial last window.
+"""
+
+from __future__ import annotations
+
+from symshape_mlir.frontend.ops.conv import Pads, conv, pool
+from symshape_mlir.frontend.ops.indexing import getitem
+from symshape_mlir.frontend.ops.padding import pad
+from symshape_mlir.frontend.ops.reductions import mean, reduce
+from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.onnx.context import NodeContext
+from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.values import Value
+
+__all__: list[str] = []
+
+_AUTO_PAD = {"VALID": "valid", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_lower"}
+
+
+def _spatial_input(node: NodeContext) -> Tensor:
+    x = node.tensor(0)
+    if x.ndim < 3:
+        node.error(f"the input must have rank 3 or more ([N, C, spatial...]), not {x.ndim}")
+    if not x.dtype.is_float:
+        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+    return x
+
+
+def _ints(node: NodeContext, name: str, count: int, default: int) -> list[int]:
+    values = [int(v) for v in node.attr(name, [default] * count)]
+    if len(values) != count:
+        node.error(f"{name} must have {count} values, not {len(values)}")
+    return values
+
+
+def _pads(node: NodeContext, spatial: int) -> Pads:
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    if auto_pad != "NOTSET":
+        if auto_pad not in _AUTO_PAD:
+            node.error(f"auto_pad {auto_pad!r} is not NOTSET, VALID, SAME_UPPER or SAME_LOWER")
+        if node.has_attr("pads"):
+            node.error(f"pads cannot be given with auto_pad {auto_pad}")
+        return _AUTO_PAD[auto_pad]
+    pads = _ints(node, "pads", 2 * spatial, 0)
+    return [(pads[i], pads[spatial + i]) for i in range(spatial)]
+
+
+def _kernel(node: NodeContext, spatial: int) -> list[int]:
+    if not node.has_attr("kernel_shape"):
+        node.error("the kernel_shape attribute is required")
+    return _ints(node, "kernel_shape", spatial, 1)
+
+
+@importer("Conv", since=11)
+def conv_(node: NodeContext) -> list[Value]:
+    x = _spatial_input(node)
+    w = node.tensor(1, "W")
+    spatial = x.ndim - 2
+    if node.has_attr("kernel_shape"):
+        kernel = [str(k) for k in _kernel(node, spatial)]
+        extents = [str(e) for e in w.shape[2:]]
+        if w.ndim == x.ndim and extents != kernel:
+            node.error(
+                f"kernel_shape [{', '.join(kernel)}] does not match the weights' spatial "
+                f"extents [{', '.join(extents)}]")
+    bias = node.tensor(2, "B") if node.has(2) else None
+    return [conv(
+        x, w, bias,
+        strides=_ints(node, "strides", spatial, 1),
+        dilations=_ints(node, "dilations", spatial, 1),
+        pads=_pads(node, spatial),
+        groups=int(node.attr("group", 1)),
+    )]
+
+
+def _pool(node: NodeContext, kind: str) -> Tensor:
+    x = _spatial_input(node)
+    spatial = x.ndim - 2
+    return pool(
+        x, kind, _kernel(node, spatial),
+        strides=_ints(node, "strides", spatial, 1),
+        dilations=_ints(node, "dilations", spatial, 1),
+        pads=_pads(node, spatial),
+        ceil_mode=bool(node.attr("ceil_mode", 0)),
+        count_include_pad=bool(node.attr("count_include_pad", 0)),
+    )
+
+
+@importer("MaxPool", since=12)
+def max_pool(node: NodeContext) -> list[Value]:
+    if len(node.node.output) > 1 and node.node.output[1]:
+        node.error("output 1 (Indices) is not supported")
+    return [_pool(node, "max")]
+
+
+@importer("AveragePool", since=11)
+def average_pool(node: NodeContext) -> list[Value]:
+    return [_pool(node, "avg")]
+
+
+@importer("GlobalAveragePool", "GlobalMaxPool", since=1)
+def global_pool(node: NodeContext) -> list[Value]:
+    x = _spatial_input(node)
+    axes = list(range(2, x.ndim))
+    if node.node.op_type == "GlobalAveragePool":
+        return [mean(x, axes, keepdims=True)]
+    return [reduce("max", x, axes, keepdims=True, where=node.where)]
+
+
+@importer("Pad", since=13)
+def pad_(node: NodeContext) -> list[Value]:
+    mode = node.attr("mode", "constant")
+    if mode != "constant":
+        node.error(f"mode {mode!r} is not supported (constant is)")
+    x = node.tensor(0)
+    pads = node.ints(1, "pads")
+    axes = list(range(x.ndim))
+    if node.has(3):
+        axes = [node.axis(a, x.ndim, "axes entry") for a in node.ints(3, "axes")]
+    if len(pads) != 2 * len(axes):
+        node.error(f"pads has {len(pads)} entries, not 2 per axis ({2 * len(axes)})")
+    value: float | int = 0
+    if node.has(2):
+        array = node.literal(2, "constant_value")
+        if array.size != 1:
+            node.error(f"constant_value must be one value, not {array.size}")
+        value = array.reshape(-1)[0].item()
+    widths = [(0, 0)] * x.ndim
+    crops = [slice(None)] * x.ndim
+    for i, axis in enumerate(axes):
+        low, high = pads[i], pads[len(axes) + i]
+        widths[axis] = (max(low, 0), max(high, 0))
+        if low < 0 or high < 0:
+            crops[axis] = slice(-low if low < 0 else None, high if high < 0 else None)
+    if any(c != slice(None) for c in crops):
+        x = getitem(x, tuple(crops))
+    return [pad(x, widths, value) if any(lo or hi for lo, hi in widths) else x]

@@ -1,0 +1,338 @@
+"""ONNX Conv and pooling: symbolic spatial axes end to end, against ``onnx.reference``.
+
+Each numeric test compiles one module with ``batch``, ``h`` and ``w``
+dynamic and runs it at two input sizes; the located errors need no
+compile. The shipped node tests of these ops run in ``test_onnx_import.py``.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+from symshape_mlir import runtime
+from symshape_mlir.frontend import FrontendError, ShapeError, Tensor, f32, i32, trace
+from symshape_mlir.frontend.ops.conv import conv, pool
+from symshape_mlir.onnx import OnnxImportError, infer_shapes, trace_model
+
+X = ["batch", 3, "h", "w"]
+
+
+def _model(node: onnx.NodeProto, inputs=(("x", X),), inits=(), opset=22) -> onnx.ModelProto:
+    infos = [helper.make_tensor_value_info(n, TensorProto.FLOAT, dims) for n, dims in inputs]
+    output = helper.make_tensor_value_info(node.output[0], TensorProto.FLOAT, None)
+    graph = helper.make_graph([node], "g", infos, [output], list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 10
+    return model
+
+
+def _const(name: str, shape: tuple[int, ...], seed: int = 0) -> onnx.TensorProto:
+    array = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return numpy_helper.from_array(array, name)
+
+
+def _check(
+    model: onnx.ModelProto,
+    sizes: list[tuple[int, int, int]],
+    shape: str,
+    reference: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> None:
+    """The output's symbolic shape is ``shape``; one module matches the reference
+    (``onnx.reference`` by default) at ``sizes``."""
+    assert str(infer_shapes(model)["y"]) == shape
+    exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
+    if reference is None:
+        evaluator = ReferenceEvaluator(model)
+        reference = lambda x: evaluator.run(None, {"x": x})[0]  # noqa: E731
+    for n, h, w in sizes:
+        x = np.random.default_rng(h * w).standard_normal((n, 3, h, w)).astype(np.float32)
+        expected = reference(x)
+        got = exe.main(x)
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_conv_same_upper_stride_2_keeps_symbolic_axes() -> None:
+    """SAME_UPPER with stride 2: [batch, 4, h ceildiv 2, w ceildiv 2], one module for any h, w."""
+    node = helper.make_node("Conv", ["x", "W", "B"], ["y"], auto_pad="SAME_UPPER", strides=[2, 2])
+    model = _model(node, inits=[_const("W", (4, 3, 3, 3)), _const("B", (4,), 1)])
+    _check(model, [(2, 7, 10), (1, 4, 5)], "[batch, 4, h ceildiv 2, w ceildiv 2]")
+
+
+def test_grouped_conv_with_bias_pads_and_dilations() -> None:
+    """Three groups of one channel, asymmetric pads, stride 2 and dilation 2 on h."""
+    node = helper.make_node("Conv", ["x", "W", "B"], ["y"], group=3, pads=[1, 0, 2, 1],
+                            strides=[2, 1], dilations=[2, 1])
+    model = _model(node, inits=[_const("W", (6, 1, 3, 2)), _const("B", (6,), 1)])
+    _check(model, [(2, 9, 6), (1, 6, 3)], "[batch, 6, h floordiv 2, w]")
+
+
+POOLS = [
+    pytest.param(
+        "MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+        [(1, 8, 6), (2, 5, 9)], "[batch, 3, (h + 1) ceildiv 2 - 1, (w + 1) ceildiv 2 - 1]",
+        id="maxpool_ceil_mode",
+    ),
+    pytest.param(
+        # At h = 5 the rounded-up last window would start in the end padding: dropped.
+        "MaxPool", dict(kernel_shape=[3, 2], strides=[3, 2], pads=[1, 1, 1, 0], ceil_mode=1),
+        [(1, 5, 5), (2, 4, 6)],
+        "[batch, 3, min((h + 2) ceildiv 3, max((h + 1) ceildiv 3, (h + 2) ceildiv 3 - 1)), "
+        "(w + 1) ceildiv 2]",
+        id="maxpool_ceil_mode_drops_window_in_padding",
+    ),
+    pytest.param(
+        "AveragePool",
+        dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=0),
+        [(2, 7, 6), (1, 4, 9)], "[batch, 3, (h + 1) floordiv 2, (w + 1) floordiv 2]",
+        id="averagepool_count_include_pad_0",
+    ),
+    pytest.param(
+        "AveragePool",
+        dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1,
+             count_include_pad=1),
+        [(1, 6, 6), (2, 7, 4)], "[batch, 3, (h + 1) ceildiv 2, (w + 1) ceildiv 2]",
+        id="averagepool_ceil_mode_count_include_pad_1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("op", "attributes", "sizes", "shape"), POOLS)
+def test_pooling_matches_reference(op: str, attributes: dict[str, Any],
+                                   sizes: list[tuple[int, int, int]], shape: str) -> None:
+    """Ceil mode and padding that does not count, at two sizes of one module."""
+    _check(_model(helper.make_node(op, ["x"], ["y"], **attributes)), sizes, shape)
+
+
+def test_pad_crops_and_pads() -> None:
+    """Negative pads crop, positive ones pad with the value; extents stay symbolic."""
+    node = helper.make_node("Pad", ["x", "pads", "value"], ["y"])
+    pads = numpy_helper.from_array(np.array([0, 0, -1, 2, 0, 1, 1, -3]), "pads")
+    value = numpy_helper.from_array(np.array(0.5, np.float32), "value")
+    model = _model(node, inits=[pads, value])
+    _check(model, [(2, 5, 7), (1, 3, 4)],
+           "[batch, 4, max(0, h - min(1, h)) + 1, max(0, w - 3) + 2]",
+           # numpy.pad (and so onnx.reference) takes no negative pads.
+           lambda x: np.pad(x[:, :, 1:, :-3], [(0, 0), (0, 1), (0, 1), (2, 0)],
+                            constant_values=0.5))
+
+
+# -- located errors ----------------------------------------------------------------------
+
+W = _const("W", (4, 3, 3, 3))
+PADS = numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1]), "pads")
+ERRORS = [
+    pytest.param(
+        "Conv", dict(), [("x", [2, 3, 5])], [_const("W", (4, 3, 3))],
+        "conv at <onnx>:1 (Conv 'n'): the input has 3 channels, not groups * weights axis 1 "
+        "= 1 * 3",
+        id="rank_3_input_is_fine_but_not_this",
+    ),
+]
+ERRORS = [
+    pytest.param(
+        "MaxPool", dict(kernel_shape=[2, 2]), ["x"], [], ["y", "indices"],
+        "output 1 (Indices) is not supported", id="maxpool_indices",
+    ),
+    pytest.param(
+        "Conv", dict(group=2), ["x", "W"], [_const("W", (4, 2, 3, 3))], ["y"],
+        "conv at <onnx>:1 (Conv 'n'): the input has 3 channels, not groups * weights axis 1 "
+        "= 2 * 2",
+        id="grouped_channel_mismatch",
+    ),
+    pytest.param(
+        "Conv", dict(group=3), ["x", "W"], [_const("W", (4, 1, 3, 3))], ["y"],
+        "conv at <onnx>:1 (Conv 'n'): 4 output channels do not split into 3 groups",
+        id="filters_not_divisible_by_groups",
+    ),
+    pytest.param(
+        "Conv", dict(group=0), ["x", "W"], [W], ["y"],
+        "conv at <onnx>:1 (Conv 'n'): groups must be a positive integer, not 0",
+        id="group_zero",
+    ),
+    pytest.param(
+        "Conv", dict(), ["x", "W"], [_const("W", (4, 3, 3))], ["y"],
+        "conv at <onnx>:1 (Conv 'n'): the weights must have rank 4 like the input, not 3",
+        id="weights_rank",
+    ),
+    pytest.param(
+        "Conv", dict(), ["x", "W"], [numpy_helper.from_array(np.ones((4, 3, 3, 3)), "W")], ["y"],
+        "conv at <onnx>:1 (Conv 'n'): element types differ (f32, f64)",
+        id="weights_element_type",
+    ),
+    pytest.param(
+        "Conv", dict(), ["x", "W", "B"], [W, _const("B", (5,))], ["y"],
+        "conv at <onnx>:1 (Conv 'n'): the bias has 5 elements, not one per output channel (4)",
+        id="bias_extent",
+    ),
+    pytest.param(
+        "Conv", dict(), ["x", "W", "B"], [W, _const("B", (4, 1))], ["y"],
+        "conv at <onnx>:1 (Conv 'n'): the bias must be a 1-D f32 tensor",
+        id="bias_rank",
+    ),
+    pytest.param(
+        "Conv", dict(kernel_shape=[3, 2]), ["x", "W"], [W], ["y"],
+        "kernel_shape [3, 2] does not match the weights' spatial extents [3, 3]",
+        id="kernel_shape_mismatch",
+    ),
+    pytest.param(
+        "Conv", dict(strides=[0, 1]), ["x", "W"], [W], ["y"],
+        "conv at <onnx>:1 (Conv 'n'): strides must be 2 positive integers (one per spatial "
+        "axis), not [0, 1]",
+        id="stride_zero",
+    ),
+    pytest.param(
+        "Conv", dict(dilations=[1]), ["x", "W"], [W], ["y"],
+        "dilations must have 2 values, not 1", id="dilations_count",
+    ),
+    pytest.param(
+        "Conv", dict(pads=[0, -1, 0, 0]), ["x", "W"], [W], ["y"],
+        "conv at <onnx>:1 (Conv 'n'): negative pad width -1", id="negative_pad",
+    ),
+    pytest.param(
+        "Conv", dict(auto_pad="SAME"), ["x", "W"], [W], ["y"],
+        "auto_pad 'SAME' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", id="auto_pad_value",
+    ),
+    pytest.param(
+        "AveragePool", dict(kernel_shape=[2, 2], auto_pad="VALID", pads=[0, 0, 0, 0]), ["x"],
+        [], ["y"], "pads cannot be given with auto_pad VALID", id="auto_pad_with_pads",
+    ),
+    pytest.param(
+        "MaxPool", dict(), ["x"], [], ["y"], "the kernel_shape attribute is required",
+        id="kernel_shape_missing",
+    ),
+    pytest.param(
+        "Pad", dict(mode="edge"), ["x", "pads"], [PADS], ["y"],
+        "mode 'edge' is not supported (constant is)", id="pad_mode",
+    ),
+    pytest.param(
+        "Pad", dict(), ["x", "pads", "", "axes"],
+        [PADS, numpy_helper.from_array(np.array([2]), "axes")], ["y"],
+        "pads has 8 entries, not 2 per axis (2)", id="pad_count",
+    ),
+    pytest.param(
+        "Pad", dict(), ["x", "pads", "value"],
+        [PADS, numpy_helper.from_array(np.zeros(2, np.float32), "value")], ["y"],
+        "constant_value must be one value, not 2", id="pad_value",
+    ),
+]
+
+
+def _error(model: onnx.ModelProto) -> str:
+    with pytest.raises(OnnxImportError) as info:
+        trace_model(model)
+    return str(info.value)
+
+
+@pytest.mark.parametrize(("op", "attributes", "inputs", "inits", "outputs", "message"), ERRORS)
+def test_located_errors(op: str, attributes: dict[str, Any], inputs: list[str],
+                        inits: list[onnx.TensorProto], outputs: list[str], message: str) -> None:
+    """Each error names the node, its op and the opset."""
+    node = helper.make_node(op, inputs, outputs, name="n", **attributes)
+    assert _error(_model(node, inits=inits)) == f"<onnx>:1: {op} node 'n' (opset 22): {message}"
+
+
+def test_input_rank_and_type_errors() -> None:
+    """Pooling needs [N, C, spatial...] of a floating-point type."""
+    node = helper.make_node("GlobalAveragePool", ["x"], ["y"], name="n")
+    assert _error(_model(node, inputs=[("x", ["batch", 3])])) == (
+        "<onnx>:1: GlobalAveragePool node 'n' (opset 22): the input must have rank 3 or more "
+        "([N, C, spatial...]), not 2"
+    )
+    model = _model(node)
+    model.graph.input[0].type.tensor_type.elem_type = TensorProto.INT32
+    assert _error(model) == (
+        "<onnx>:1: GlobalAveragePool node 'n' (opset 22): element type i32 is not supported "
+        "(a floating-point type is)"
+    )
+
+
+def test_kernel_extents_must_be_static() -> None:
+    """Weights given as a graph input with a named kernel axis."""
+    node = helper.make_node("Conv", ["x", "W"], ["y"], name="n")
+    model = _model(node, inputs=[("x", X), ("W", [4, 3, "k", 3])])
+    assert _error(model) == (
+        "<onnx>:1: Conv node 'n' (opset 22): conv at <onnx>:1 (Conv 'n'): kernel extent 0 "
+        "(weights axis 2) is k; kernel extents must be static"
+    )
+
+
+# -- frontend errors only Python callers can make ------------------------------------------
+
+HERE = os.path.basename(__file__)
+IMAGE = Tensor[1, 2, 6, 6, f32]
+
+
+def _kind(x: Tensor) -> Tensor:
+    return pool(x, "min", [2, 2])
+
+
+def _mode(x: Tensor) -> Tensor:
+    return pool(x, "max", [2, 2], pads="same")
+
+
+def _pairs(x: Tensor) -> Tensor:
+    return pool(x, "max", [2, 2], pads=[(1, 1)])
+
+
+def _width(x: Tensor) -> Tensor:
+    return pool(x, "max", [2, 2], pads=[(1.5, 0), (0, 0)])  # type: ignore[list-item]
+
+
+def _rank(x: Tensor) -> Tensor:
+    return pool(x[0, 0], "max", [2])
+
+
+def _weights(x: Tensor) -> Tensor:
+    return conv(x, np.ones((2, 2, 1, 1), np.float32))  # type: ignore[arg-type]
+
+
+def _input(x: Tensor) -> Tensor:
+    return conv(np.ones((1, 2, 6, 6), np.float32), x)  # type: ignore[arg-type]
+
+
+def _average_of_integers(x: Tensor) -> Tensor:
+    return pool(x, "avg", [2, 2])
+
+
+def _booleans(x: Tensor) -> Tensor:
+    return pool(x, "max", [2, 2])
+
+
+FRONTEND_ERRORS: list[tuple[Callable[..., Any], Any, type[Exception], str]] = [
+    (_kind, IMAGE, FrontendError, "pool at {}: kind must be 'max' or 'avg', not 'min'"),
+    (_mode, IMAGE, FrontendError,
+     "max_pool at {}: pads 'same' is not one of valid, same_upper, same_lower"),
+    (_pairs, IMAGE, FrontendError,
+     "max_pool at {}: pads must give (before, after) for each of the 2 spatial axes"),
+    (_width, IMAGE, FrontendError, "max_pool at {}: 1.5 is not a pad width"),
+    (_rank, IMAGE, ShapeError,
+     "max_pool at {}: the input must have rank 3 or more ([N, C, spatial...]), not 2"),
+    (_weights, IMAGE, FrontendError, "conv at {}: the weights must be a traced tensor"),
+    (_input, IMAGE, FrontendError, "conv at {}: the input must be a traced tensor"),
+    (_average_of_integers, Tensor[1, 2, 6, 6, i32], FrontendError,
+     "avg_pool at {}: needs a floating-point type, not i32"),
+    (_booleans, Tensor[1, 2, 6, 6, "i1"], FrontendError,
+     "max_pool at {}: element type i1 is not supported"),
+]
+
+
+@pytest.mark.parametrize(("fn", "spec", "error", "message"), FRONTEND_ERRORS,
+                         ids=[case[0].__name__.strip("_") for case in FRONTEND_ERRORS])
+def test_frontend_errors(fn: Callable[..., Any], spec: Any, error: type[Exception],
+                         message: str) -> None:
+    """Each names the op and the caller's line."""
+    line = fn.__code__.co_firstlineno + 1
+    text = linecache.getline(__file__, line).strip()
+    with pytest.raises(error) as info:
+        trace(fn, spec)
+    assert str(info.value) == message.format(f"{HERE}:{line} ({text})")
