@@ -19,6 +19,7 @@ from symshape_mlir.frontend.errors import (
     ShapeError,
 )
 from symshape_mlir.frontend.jit import jit
+from symshape_mlir.frontend.ops.conv import conv, pool
 from symshape_mlir.frontend.ops.elementwise import (
     abs,
     add,
@@ -45,7 +46,6 @@ from symshape_mlir.frontend.ops.elementwise import (
     tanh,
     where,
 )
-from symshape_mlir.frontend.ops.conv import conv, pool
 from symshape_mlir.frontend.ops.gather import take
 from symshape_mlir.frontend.ops.linalg import matmul
 from symshape_mlir.frontend.ops.nn import layer_norm, softmax
