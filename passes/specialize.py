@@ -13,7 +13,7 @@ from symshape_mlir.attributes import ExtentRangeError, shape_attr, shape_from_at
 from symshape_mlir.dialects import symshape
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.errors import ExtentError
-from symshape_mlir.extent.expr import INT64_MAX, CeilDiv, Expr, FloorDiv, Mod, is_identifier
+from symshape_mlir.extent.expr import INT64_MAX, INT64_MIN, CeilDiv, Expr, FloorDiv, Mod, is_identifier
 from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference import InferenceError, InferenceOptions, InferenceState, infer
 from symshape_mlir.pipeline import InvalidPipelineError, ModulePass, option
@@ -439,7 +439,10 @@ class _FunctionSpecializer:
     def _replace_value(self, op: ir.Operation, result: ir.Value, extent: ShapeExtent | None
                        ) -> None:
         value = _constant(extent, self.bindings)
-        if value is None or not any(True for _ in result.uses):
+        # A value beyond int64 cannot be a constant: it stays computed at run
+        # time, where the lowering's overflow checks report it.
+        if (value is None or not INT64_MIN <= value <= INT64_MAX
+                or not any(True for _ in result.uses)):
             return
         with ir.InsertionPoint(op), op.location:
             if isinstance(result.type, ir.IndexType):
