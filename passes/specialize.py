@@ -13,7 +13,15 @@ from symshape_mlir.attributes import ExtentRangeError, shape_attr, shape_from_at
 from symshape_mlir.dialects import symshape
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.errors import ExtentError
-from symshape_mlir.extent.expr import INT64_MAX, INT64_MIN, CeilDiv, Expr, FloorDiv, Mod, is_identifier
+from symshape_mlir.extent.expr import (
+    INT64_MAX,
+    INT64_MIN,
+    CeilDiv,
+    Expr,
+    FloorDiv,
+    Mod,
+    is_identifier,
+)
 from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference import InferenceError, InferenceOptions, InferenceState, infer
 from symshape_mlir.pipeline import InvalidPipelineError, ModulePass, option
