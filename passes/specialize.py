@@ -242,7 +242,9 @@ def _constant(extent: ShapeExtent | None, bindings: Mapping[str, int]) -> int | 
     """The value of an exact extent that is constant under ``bindings``, else None.
 
     An extent that divides by zero under the bindings is not constant: it
-    stays dynamic and fails at run time, where the division is guarded.
+    stays dynamic and fails at run time, where the division is guarded. Nor
+    is one beyond int64: it stays computed, and lowering reports the
+    overflow at the user's op.
     """
     if extent is None or not extent.is_exact or extent.expr is None:
         return None
@@ -250,7 +252,8 @@ def _constant(extent: ShapeExtent | None, bindings: Mapping[str, int]) -> int | 
         value = extent.expr.substitute(bindings).const_value
     except ExtentError:
         return None
-    if value is None or zero_divisor(extent.expr, bindings) is not None:
+    if (value is None or not INT64_MIN <= value <= INT64_MAX
+            or zero_divisor(extent.expr, bindings) is not None):
         return None
     return value
 
@@ -267,9 +270,7 @@ def _static_type(
         if dim != _DYNAMIC:
             continue
         value = _constant(shape[axis], bindings)
-        # A size beyond int64 cannot exist: that axis stays dynamic (and the
-        # program cannot run under these bindings).
-        if value is not None and 0 <= value <= INT64_MAX:
+        if value is not None and value >= 0:
             dims[axis] = value
             changed = True
     if not changed:
@@ -447,10 +448,7 @@ class _FunctionSpecializer:
     def _replace_value(self, op: ir.Operation, result: ir.Value, extent: ShapeExtent | None
                        ) -> None:
         value = _constant(extent, self.bindings)
-        # A value beyond int64 cannot be a constant: it stays computed at run
-        # time, where the lowering's overflow checks report it.
-        if (value is None or not INT64_MIN <= value <= INT64_MAX
-                or not any(True for _ in result.uses)):
+        if value is None or not any(True for _ in result.uses):
             return
         with ir.InsertionPoint(op), op.location:
             if isinstance(result.type, ir.IndexType):

@@ -331,3 +331,20 @@ func.func @modular_read_over_bound(%x: tensor<?xf32> {symshape.axes = #symshape.
   } -> tensor<8xf32>
   return %r : tensor<8xf32>
 }
+
+// -----
+
+// A constant map result reads that index: index 2 needs an operand extent of
+// at least 3, a true size.
+#const_in = affine_map<(d0) -> (d0, 2)>
+#const_out = affine_map<(d0) -> (d0)>
+func.func @constant_read_over_bound(%x: tensor<4x?xf32> {symshape.axes = #symshape.shape<[4, n]>}, %k: tensor<i64>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %k axis 1 : (tensor<4x?xf32>, tensor<i64>) -> tensor<4x?xf32>
+  // expected-error @below {{'linalg.generic' op cannot establish that the window of operand #0 axis 1 (2) lies within the operand extent: it needs exact extents, got exact '3' and upper bound 'n'}}
+  %r = linalg.generic {indexing_maps = [#const_in, #const_out], iterator_types = ["parallel"]} ins(%t : tensor<4x?xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

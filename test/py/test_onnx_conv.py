@@ -21,6 +21,7 @@ from onnx.reference import ReferenceEvaluator
 from symshape_mlir import runtime
 from symshape_mlir.frontend import FrontendError, ShapeError, Tensor, f32, i32, trace
 from symshape_mlir.frontend.ops.conv import conv, pool
+from symshape_mlir.frontend.ops.padding import pad
 from symshape_mlir.onnx import OnnxImportError, infer_shapes, trace_model
 
 X = ["batch", 3, "h", "w"]
@@ -288,6 +289,14 @@ def _width(x: Tensor) -> Tensor:
     return pool(x, "max", [2, 2], pads=[(1.5, 0), (0, 0)])  # type: ignore[list-item]
 
 
+def _pad_bool(x: Tensor) -> Tensor:
+    return pad(x, [(0, 0), (0, 0), (True, 0), (0, 0)])  # type: ignore[list-item]
+
+
+def _pad_negative(x: Tensor) -> Tensor:
+    return pad(x, [(0, 0), (0, 0), (0, -1), (0, 0)])
+
+
 def _rank(x: Tensor) -> Tensor:
     return pool(x[0, 0], "max", [2])
 
@@ -315,6 +324,8 @@ FRONTEND_ERRORS: list[tuple[Callable[..., Any], Any, type[Exception], str]] = [
     (_pairs, IMAGE, FrontendError,
      "max_pool at {}: pads must give (before, after) for each of the 2 spatial axes"),
     (_width, IMAGE, FrontendError, "max_pool at {}: 1.5 is not a pad width"),
+    (_pad_bool, IMAGE, FrontendError, "pad at {}: True is not a pad width"),
+    (_pad_negative, IMAGE, FrontendError, "pad at {}: negative pad width -1"),
     (_rank, IMAGE, ShapeError,
      "max_pool at {}: the input must have rank 3 or more ([N, C, spatial...]), not 2"),
     (_weights, IMAGE, FrontendError, "conv at {}: the weights must be a traced tensor"),

@@ -174,6 +174,17 @@ class NodeContext:
         except FrontendError as err:
             self.error(str(err))
 
+    def float_tensor(self, index: int = 0, what: str = "") -> Tensor:
+        """Input ``index`` as a traced tensor of a floating-point type.
+
+        Raises:
+            OnnxImportError: the input's element type is not floating-point.
+        """
+        x = self.tensor(index, what)
+        if not x.dtype.is_float:
+            self.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+        return x
+
     def dtype(self, index: int) -> DType:
         """The element type of input ``index`` (without building it as a tensor)."""
         value = self.value(index)

@@ -39,11 +39,12 @@ from symshape_mlir.extent import canon
 from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
-from symshape_mlir.frontend.dtypes import DType
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.elementwise import add, divide
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
-from symshape_mlir.frontend.ops.padding import pad
+from symshape_mlir.frontend.ops.linalg import multiply_add
+from symshape_mlir.frontend.ops.padding import pad, pad_extent
+from symshape_mlir.frontend.ops.reductions import COMBINE, identity
 from symshape_mlir.frontend.ops.shape_ops import expand_dims, reshape
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
@@ -104,19 +105,6 @@ def _per_axis(op: str, name: str, value: int | Sequence[int], count: int,
     return items
 
 
-def _pad_expr(op: str, item: Width, x: Tensor, where: SourceLocation) -> Expr:
-    if isinstance(item, bool) or not isinstance(item, int | Expr | ShapeExtent):
-        raise FrontendError(f"{op} at {where}: {item!r} is not a pad width")
-    if isinstance(item, int):
-        if item < 0:
-            raise FrontendError(f"{op} at {where}: negative pad width {item}")
-        return Const(item)
-    if isinstance(item, Expr):
-        return item
-    x.trace.require_exact(op, "pad width", [item], where)
-    return item.expr  # type: ignore[return-value]
-
-
 def _windows(
     op: str,
     x: Tensor,
@@ -164,7 +152,8 @@ def _windows(
             low = half if pads == "same_upper" else total - half
             high = total - low
         else:
-            low, high = (_pad_expr(op, w, x, where) for w in widths[axis])
+            # Exact by pad_extent: the expressions are set.
+            low, high = (pad_extent(op, w, x, where).expr for w in widths[axis])  # type: ignore[assignment]
             reach = size + low + high - span
             if ceil_mode:
                 # ONNX rounds up, then drops a last window starting in the end padding.
@@ -225,10 +214,6 @@ def _pad_spatial(x: Tensor, windows: Sequence[_Window], value: float | int,
     return Tensor(trace, name, shape, x.dtype)
 
 
-def _lowest(dtype: DType) -> float | int:
-    return float("-inf") if dtype.is_float else int(np.iinfo(dtype.numpy).min)
-
-
 def _slide(kind: str, padded: Tensor, windows: Sequence[_Window], where: SourceLocation) -> Tensor:
     """Max or sum of each window of ``padded`` over its trailing spatial axes."""
     trace = padded.trace
@@ -240,15 +225,11 @@ def _slide(kind: str, padded: Tensor, windows: Sequence[_Window], where: SourceL
     taps = Tensor(trace, emit_empty(trace, kernel, dtype, [None] * spatial, where), kernel, dtype)
     init = emit_empty(
         trace, out_shape, dtype, [(padded, a) for a in range(lead)] + [None] * spatial, where)
-    identity = _lowest(dtype) if kind == "max" else (0.0 if dtype.is_float else 0)
-    filled = emit_fill(trace, init, dtype, identity, tensor_type(out_shape, dtype), where)
+    filled = emit_fill(trace, init, dtype, identity(kind, dtype), tensor_type(out_shape, dtype),
+                       where)
     outs = [f"d{a}" for a in range(lead + spatial)]
     reads = [w.read(lead + i, lead + spatial + i) for i, w in enumerate(windows)]
-    combine = {
-        ("max", True): "arith.maximumf", ("max", False): "arith.maxsi",
-        ("sum", True): "arith.addf", ("sum", False): "arith.addi",
-    }[(kind, dtype.is_float)]
-
+    combine = COMBINE[kind][0 if dtype.is_float else 1]
     def body(block: Body, args: list[str]) -> str:
         return block.op(f"{combine} {args[2]}, {args[0]}", dtype.mlir)
 
@@ -316,7 +297,8 @@ def pool(
     kernel = _per_axis(op, "kernel", kernel, spatial, where)
     windows = _windows(op, x, kernel, strides, dilations, pads, ceil_mode, where)
     if kind == "max":
-        return _slide("max", _pad_spatial(x, windows, _lowest(x.dtype), where), windows, where)
+        lowest = identity("max", x.dtype)
+        return _slide("max", _pad_spatial(x, windows, lowest, where), windows, where)
     total = _slide("sum", _pad_spatial(x, windows, 0.0, where), windows, where)
     padded = any(w.low is not Const(0) or w.high is not Const(0) for w in windows)
     if not any(w.slack for w in windows) and (count_include_pad or not padded):
@@ -427,11 +409,8 @@ def conv(
     init = emit_empty(trace, out_shape, dtype, sources, where)
     zero: float | int = 0.0 if dtype.is_float else 0
     filled = emit_fill(trace, init, dtype, zero, tensor_type(out_shape, dtype), where)
-    mul, plus = ("arith.mulf", "arith.addf") if dtype.is_float else ("arith.muli", "arith.addi")
-
     def body(block: Body, args: list[str]) -> str:
-        product = block.op(f"{mul} {args[0]}, {args[1]}", dtype.mlir)
-        return block.op(f"{plus} {args[2]}, {product}", dtype.mlir)
+        return multiply_add(block, args, dtype)
 
     y = emit_generic(
         trace,

@@ -30,7 +30,7 @@ from symshape_mlir.shapes.errors import BroadcastError
 from symshape_mlir.shapes.rules import matmul_shape
 from symshape_mlir.shapes.shape import Shape, axis_name
 
-__all__ = ["matmul"]
+__all__ = ["matmul", "multiply_add"]
 
 
 def _check_contraction(a: Tensor, b: Tensor, where: object) -> None:
@@ -116,7 +116,7 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
         return Tensor(trace, name, shape, dtype)
 
     def body(block: Body, args: list[str]) -> str:
-        return _multiply_add(block, args, dtype)
+        return multiply_add(block, args, dtype)
 
     iterators = ["parallel"] * (nb + 2) + ["reduction"]
     out_map = [f"d{i}" for i in range(nb + 2)]
@@ -134,7 +134,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     )
 
 
-def _multiply_add(block: Body, args: list[str], dtype: DType) -> str:
+def multiply_add(block: Body, args: list[str], dtype: DType) -> str:
+    """``acc + a * b`` of a contraction body (``args``: ``a``, ``b``, ``acc``)."""
     mul, add = ("arith.mulf", "arith.addf") if dtype.is_float else ("arith.muli", "arith.addi")
     product = block.op(f"{mul} {args[0]}, {args[1]}", dtype.mlir)
     return block.op(f"{add} {args[2]}, {product}", dtype.mlir)

@@ -17,20 +17,33 @@ from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["pad"]
+__all__ = ["pad", "pad_extent"]
 
 Width = int | Expr | ShapeExtent
 
 
-def _width(item: Width, x: Tensor, where: SourceLocation) -> tuple[str, ShapeExtent]:
-    if isinstance(item, bool):
-        raise FrontendError(f"pad at {where}: a bool is not a pad width")
+def pad_extent(op: str, item: Width, x: Tensor, where: SourceLocation) -> ShapeExtent:
+    """A pad width of ``op`` as an exact extent.
+
+    Raises:
+        FrontendError: not an ``int`` or extent, or a negative ``int``.
+        ContractError: an extent that is only an upper bound.
+    """
+    if isinstance(item, bool) or not isinstance(item, int | Expr | ShapeExtent):
+        raise FrontendError(f"{op} at {where}: {item!r} is not a pad width")
     if isinstance(item, int):
         if item < 0:
-            raise FrontendError(f"pad at {where}: negative pad width {item}")
-        return str(item), Exact(Const(item))
+            raise FrontendError(f"{op} at {where}: negative pad width {item}")
+        return Exact(Const(item))
     extent = Exact(item) if isinstance(item, Expr) else item
-    x.trace.require_exact("pad", "pad width", [extent], where)
+    x.trace.require_exact(op, "pad width", [extent], where)
+    return extent
+
+
+def _width(item: Width, x: Tensor, where: SourceLocation) -> tuple[str, ShapeExtent]:
+    extent = pad_extent("pad", item, x, where)
+    if isinstance(extent.expr, Const):
+        return str(extent.expr.value), extent
     return x.trace.materialize(extent, where), extent
 
 

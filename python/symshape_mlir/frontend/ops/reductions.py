@@ -24,7 +24,7 @@ from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.rules import normalize_axes, reduce_shape
 
-__all__ = ["max", "mean", "min", "reduce", "sum"]
+__all__ = ["COMBINE", "identity", "max", "mean", "min", "reduce", "sum"]
 
 Axis = int | Sequence[int] | None
 
@@ -38,7 +38,8 @@ def _axes(op: str, x: Tensor, axis: Axis, where: SourceLocation) -> tuple[int, .
         raise ShapeError(f"{op} at {where}: {err}") from None
 
 
-def _identity(kind: str, dtype: DType) -> float | int:
+def identity(kind: str, dtype: DType) -> float | int:
+    """The identity of reduction ``kind`` (``sum``, ``prod``, ``max``, ``min``) in ``dtype``."""
     if kind == "sum":
         return 0.0 if dtype.is_float else 0
     if kind == "prod":
@@ -49,7 +50,8 @@ def _identity(kind: str, dtype: DType) -> float | int:
     return float("inf") if dtype.is_float else 2 ** (bits - 1) - 1
 
 
-_COMBINE = {
+#: Per reduction kind, its combining op for (floating-point, integer) types.
+COMBINE = {
     "sum": ("arith.addf", "arith.addi"),
     "prod": ("arith.mulf", "arith.muli"),
     "max": ("arith.maximumf", "arith.maxsi"),
@@ -74,9 +76,9 @@ def reduce(
     trace = x.trace
     init = emit_empty(trace, shape, x.dtype, [(x, a) for a in kept], where)
     filled = emit_fill(
-        trace, init, x.dtype, _identity(kind, x.dtype), tensor_type(shape, x.dtype), where
+        trace, init, x.dtype, identity(kind, x.dtype), tensor_type(shape, x.dtype), where
     )
-    float_op, int_op = _COMBINE[kind]
+    float_op, int_op = COMBINE[kind]
     dtype = x.dtype
 
     def body(block: Body, args: list[str]) -> str:

@@ -31,13 +31,16 @@ different named axes — are a :class:`ShapeInferenceError` naming the loop,
 both operands and both axes.
 
 A map result that is a sum of loops with non-negative coefficients and a
-constant (``d2 * 2 + d5``: a strided, dilated window of a convolution or a
-pooling) reads up to ``c0 + sum(c * (loop - 1))``: that index plus one must
-be at most the operand's extent, an ``at_most`` obligation whose extent must
-be a true size (proven, checked at run time, or a violation for an upper
-bound). Any other map result (``d0 mod 4``, ``-d0 + 3``, a symbol) needs the
-operand's extent exact; constants are within the extent only if it is large
-enough, which is left to the op's verifier for static shapes.
+non-negative constant (``d2 * 2 + d5``: a strided, dilated window of a
+convolution or a pooling; a constant ``0`` reading a broadcast axis) reads
+up to ``c0 + sum(c * (loop - 1))``: that index plus one must be at most the
+operand's extent, an ``at_most`` obligation whose extent must be a true size
+(proven, checked at run time, or a violation for an upper bound); upper
+bounds on the loops bound what is read. The obligation does not look at
+empty loops (then nothing is read), so a call with an empty loop can fail
+the check although it reads nothing. Any other map result (``d0 mod 4``,
+``-d0 + 3``, a loop no operand axis iterates) needs the operand's extent
+exact; the index it reads is not checked.
 
 .. code-block:: mlir
 
@@ -48,12 +51,13 @@ enough, which is left to the op's verifier for static shapes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from mlir import ir
 
 from symshape_mlir.extent.expr import Const, Expr
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.obligations import Compare, Quantity
 from symshape_mlir.inference.registry import register
@@ -99,17 +103,6 @@ _LOOP_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _loops_of_maps(attr: ir.Attribute, state: InferenceState) -> tuple[tuple[int, ...], ...]:
-    cache = state.cache.setdefault("indexing_maps", {})
-    loops = cache.get(attr)
-    if loops is None:
-        maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(attr)]
-        loops = cache[attr] = tuple(
-            tuple(r.position if isinstance(r, ir.AffineDimExpr) else -1 for r in m.results)
-            for m in maps)
-    return loops  # type: ignore[return-value]
-
-
 Linear = tuple[tuple[tuple[int, int], ...], int]
 """``(((loop, coefficient), ...), constant)``: a sum of loops."""
 
@@ -142,27 +135,50 @@ Window = tuple[int, int, str, Linear | None]
 """``(operand, axis, text, linear form or None)`` of a map result that is not a plain loop."""
 
 
-def _windows(attr: ir.Attribute, state: InferenceState) -> tuple[Window, ...]:
-    cache = state.cache.setdefault("indexing_windows", {})
-    windows = cache.get(attr)
-    if windows is None:
+def _decoded_maps(
+    attr: ir.Attribute, state: InferenceState
+) -> tuple[tuple[tuple[int, ...], ...], tuple[Window, ...]]:
+    """The loop of every operand axis (-1: not a plain loop) and the windows
+    (map results that are not plain loops) of an ``indexing_maps`` attribute."""
+    cache = state.cache.setdefault("indexing_maps", {})
+    decoded = cache.get(attr)
+    if decoded is None:
         maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(attr)]
-        windows = cache[attr] = tuple(
+        loops = tuple(
+            tuple(r.position if isinstance(r, ir.AffineDimExpr) else -1 for r in m.results)
+            for m in maps)
+        windows = tuple(
             (index, axis, str(r), _linear(r))
             for index, m in enumerate(maps) for axis, r in enumerate(m.results)
-            if not isinstance(r, ir.AffineDimExpr | ir.AffineConstantExpr))
-    return windows  # type: ignore[return-value]
+            if not isinstance(r, ir.AffineDimExpr))
+        decoded = cache[attr] = (loops, windows)
+    return decoded  # type: ignore[return-value]
+
+
+def _maps_attribute(op: ir.Operation) -> ir.Attribute | None:
+    attributes = op.attributes
+    for key in ("indexing_maps", "linalg.memoized_indexing_maps"):
+        if key in attributes:
+            return attributes[key]
+    return None
+
+
+def _reach(coefficients: tuple[int, ...], constant: int, *extents: Expr) -> Expr:
+    """One past the largest index ``constant + sum(c * loop)`` reads, loops of ``extents``."""
+    total: Expr = Const(constant + 1)
+    for c, e in zip(coefficients, extents, strict=True):
+        total = total + (e - 1) * c
+    return total
 
 
 def _check_windows(
     op: ir.Operation, state: InferenceState, shapes: list, loops: Loops
 ) -> None:
-    """Records that every composite map result reads within its operand axis."""
-    try:
-        attr = op.attributes["indexing_maps"]
-    except KeyError:
+    """Records that every map result that is not a plain loop reads within its operand axis."""
+    attr = _maps_attribute(op)
+    if attr is None:
         return
-    windows = _windows(attr, state)
+    windows = _decoded_maps(attr, state)[1]
     if not windows:
         return
     operands = tuple(op.operands)
@@ -180,18 +196,13 @@ def _check_windows(
             continue
         terms, constant = linear
         sources = [plain[loop] for loop, _ in terms]
-        coefficients = [c for _, c in terms]
-
-        def reach(*extents: Expr, coefficients: list[int] = coefficients,
-                  constant: int = constant) -> Expr:
-            total: Expr = Const(constant + 1)
-            for c, e in zip(coefficients, extents, strict=True):
-                total = total + (e - 1) * c
-            return total
-
+        reach = functools.partial(_reach, tuple(c for _, c in terms), constant)
         loop_extents = [shapes[i][a] for i, a in sources]
-        need = (Exact(reach(*(e.expr for e in loop_extents)))
-                if all(e.is_exact for e in loop_extents) else UNKNOWN)
+        # The reach grows with every loop extent: bounds on them bound it.
+        need: ShapeExtent = UNKNOWN
+        if all(e.expr is not None for e in loop_extents):
+            total = reach(*(e.expr for e in loop_extents))
+            need = Exact(total) if all(e.is_exact for e in loop_extents) else UpperBound(total)
         state.require_at_most(
             need, extent, op, f"the window of {field} lies within the operand extent",
             (Compare("le", Quantity.of(reach, *(Quantity.dim(operands[i], a) for i, a in sources)),
@@ -214,15 +225,9 @@ def operand_loops(
         state: the run (caches decoded maps).
     """
     name = op.name
-    attributes = op.attributes
     if name in _MAPPED_OPS:
-        for key in ("indexing_maps", "linalg.memoized_indexing_maps"):
-            try:
-                attr = attributes[key]
-            except KeyError:
-                continue
-            return _loops_of_maps(attr, state)
-        return _FIXED.get(name)
+        attr = _maps_attribute(op)
+        return _decoded_maps(attr, state)[0] if attr is not None else _FIXED.get(name)
     if name in _IDENTITY_OPS:
         return tuple(None if r is None else tuple(range(r)) for r in ranks)
     if name == "linalg.transpose":

@@ -31,11 +31,9 @@ _AUTO_PAD = {"VALID": "valid", "SAME_UPPER": "same_upper", "SAME_LOWER": "same_l
 
 
 def _spatial_input(node: NodeContext) -> Tensor:
-    x = node.tensor(0)
+    x = node.float_tensor(0)
     if x.ndim < 3:
         node.error(f"the input must have rank 3 or more ([N, C, spatial...]), not {x.ndim}")
-    if not x.dtype.is_float:
-        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
     return x
 
 

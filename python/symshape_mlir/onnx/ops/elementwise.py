@@ -194,9 +194,7 @@ def _float_unary(
     fn: Callable[[NodeContext, Body, str, DType], str],
 ) -> Callable[[NodeContext], list[Value]]:
     def run(node: NodeContext) -> list[Value]:
-        x = node.tensor(0)
-        if not x.dtype.is_float:
-            node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+        x = node.float_tensor(0)
         return [_map(node, [x], lambda b, v, d: fn(node, b, v[0], d))]
 
     return run
@@ -237,9 +235,7 @@ def signed_unary(node: NodeContext) -> list[Value]:
 
 @importer("Sigmoid", "Tanh", "Exp", "Log", "Sqrt", since=13)
 def float_unary(node: NodeContext) -> list[Value]:
-    x = node.tensor(0)
-    if not x.dtype.is_float:
-        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+    x = node.float_tensor(0)
     return [_FLOAT[node.node.op_type](x)]
 
 
@@ -303,9 +299,7 @@ def softplus(node: NodeContext, b: Body, v: str, d: DType) -> str:
 
 @importer("Gelu", since=20)
 def gelu(node: NodeContext) -> list[Value]:
-    x = node.tensor(0)
-    if not x.dtype.is_float:
-        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+    x = node.float_tensor(0)
     if node.attr("approximate", "none") == "tanh":
         return [fe.gelu(x)]
 
@@ -321,17 +315,13 @@ def gelu(node: NodeContext) -> list[Value]:
 
 @importer("IsNaN", since=13)
 def is_nan(node: NodeContext) -> list[Value]:
-    x = node.tensor(0)
-    if not x.dtype.is_float:
-        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+    x = node.float_tensor(0)
     return [_map(node, [x], lambda b, v, d: b.op(f"arith.cmpf uno, {v[0]}, {v[0]}", d.mlir), i1)]
 
 
 @importer("IsInf", since=10)
 def is_inf(node: NodeContext) -> list[Value]:
-    x = node.tensor(0)
-    if not x.dtype.is_float:
-        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+    x = node.float_tensor(0)
     positive, negative = node.attr("detect_positive", 1), node.attr("detect_negative", 1)
 
     def body(b: Body, v: list[str], d: DType) -> str:

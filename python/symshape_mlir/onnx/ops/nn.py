@@ -14,7 +14,6 @@ from symshape_mlir.frontend.ops.nn import softmax as softmax_
 from symshape_mlir.frontend.ops.reductions import max as max_
 from symshape_mlir.frontend.ops.reductions import mean
 from symshape_mlir.frontend.ops.reductions import sum as sum_
-from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext
 from symshape_mlir.onnx.registry import importer
 from symshape_mlir.onnx.values import Value
@@ -22,16 +21,9 @@ from symshape_mlir.onnx.values import Value
 __all__: list[str] = []
 
 
-def _float_input(node: NodeContext, index: int = 0) -> Tensor:
-    x = node.tensor(index)
-    if not x.dtype.is_float:
-        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
-    return x
-
-
 @importer("Softmax", "LogSoftmax", since=13)
 def softmax(node: NodeContext) -> list[Value]:
-    x = _float_input(node)
+    x = node.float_tensor(0)
     axis = node.axis(node.attr("axis", -1), x.ndim)
     if node.node.op_type == "Softmax":
         return [softmax_(x, axis)]
@@ -41,7 +33,7 @@ def softmax(node: NodeContext) -> list[Value]:
 
 @importer("LayerNormalization", since=17)
 def layer_norm(node: NodeContext) -> list[Value]:
-    x = _float_input(node)
+    x = node.float_tensor(0)
     axis = node.axis(node.attr("axis", -1), x.ndim)
     axes = list(range(axis, x.ndim))
     mean_ = mean(x, axes, keepdims=True)
@@ -58,7 +50,7 @@ def layer_norm(node: NodeContext) -> list[Value]:
 def batch_norm(node: NodeContext) -> list[Value]:
     if node.attr("training_mode", 0):
         node.error("training mode is not supported")
-    x = _float_input(node)
+    x = node.float_tensor(0)
     if x.ndim < 2:
         node.error(f"the input must have rank 2 or more, not {x.ndim}")
     params = [node.tensor(i) for i in range(1, 5)]

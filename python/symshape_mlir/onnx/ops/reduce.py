@@ -55,13 +55,12 @@ def reduction(node: NodeContext) -> list[Value]:
     if x.dtype.is_bool:
         node.error("element type i1 is not supported")
     if op == "ReduceMean":
-        if not x.dtype.is_float:
-            node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+        x = node.float_tensor(0)
         return [mean(x, axes, keepdims=keepdims)]
     before, kind, after = _PLANS[op]
     needs_float = (before is not None and before is not fe.abs) or after is not None
-    if needs_float and not x.dtype.is_float:
-        node.error(f"element type {x.dtype} is not supported (a floating-point type is)")
+    if needs_float:
+        x = node.float_tensor(0)
     value = before(x) if before is not None else x
     result = reduce(kind, value, axes, keepdims=keepdims, where=node.where)
     return [after(result) if after is not None else result]
