@@ -413,6 +413,16 @@ ExprAttr ExprAttr::parseBody(AsmParser &parser) {
   return parseSum(parser, /*depth=*/0, operators);
 }
 
+ParseResult mlir::symshape::parseInt64Literal(AsmParser &parser,
+                                             int64_t &value) {
+  SMLoc loc = parser.getCurrentLocation();
+  bool negated = succeeded(parser.parseOptionalMinus());
+  OptionalParseResult literal = parseOptionalDecimal(parser, value, negated);
+  if (!literal.has_value())
+    return parser.emitError(loc, "expected a decimal integer");
+  return *literal;
+}
+
 LogicalResult mlir::symshape::rejectComments(AsmParser &parser, SMLoc begin,
                                              char closer) {
   // MLIR's lexer drops `// ...` comments before the parser sees them: inside

@@ -32,6 +32,18 @@ static void printExtentList(OpAsmPrinter &printer, Operation *, ShapeAttr shape)
   shape.printBody(printer.getStream());
 }
 
+static ParseResult parseInt64(OpAsmParser &parser, IntegerAttr &attr) {
+  int64_t value;
+  if (failed(parseInt64Literal(parser, value)))
+    return failure();
+  attr = parser.getBuilder().getI64IntegerAttr(value);
+  return success();
+}
+
+static void printInt64(OpAsmPrinter &printer, Operation *, IntegerAttr attr) {
+  printer << attr.getInt();
+}
+
 #define GET_ATTRDEF_CLASSES
 #include "symshape/SymshapeAttrs.cpp.inc"
 

@@ -134,9 +134,12 @@ def _scalar(arg: Any, dtype: str) -> tuple[int | None, str | None]:
     if isinstance(arg, np.ndarray):
         if arg.ndim != 0:
             return None, f"rank {arg.ndim} array for a 0-d {dtype} tensor"
-        if arg.dtype != kind:
+        # A signless integer takes the signed or the unsigned dtype of its
+        # width; the bits are read as signed.
+        unsigned = np.dtype(f"uint{np.dtype(kind).itemsize * 8}")
+        if arg.dtype not in (np.dtype(kind), unsigned):
             return None, f"{arg.dtype} array for a {dtype} tensor"
-        return int(arg), None
+        return int(arg.astype(kind)), None
     if isinstance(arg, (bool, np.bool_)):
         return None, "bool for an integer tensor"
     if isinstance(arg, (int, np.integer)):

@@ -42,6 +42,12 @@ std::optional<int64_t> evalBinary(ExprKind kind, int64_t lhs, int64_t rhs);
 /// the first `closer` after it (the delimiter ending an expression's text).
 LogicalResult rejectComments(AsmParser &parser, SMLoc begin, char closer);
 
+/// Parses a signed decimal int64 literal (`-9223372036854775808` to
+/// `9223372036854775807`). Fails with a located error on anything else,
+/// including literals beyond the int64 range that the builtin i64 parser
+/// would wrap.
+ParseResult parseInt64Literal(AsmParser &parser, int64_t &value);
+
 } // namespace mlir::symshape
 
 #include "symshape/SymshapeDialect.h.inc"

@@ -29,7 +29,7 @@ def Symshape_ConstOp : Symshape_Op<"const", [Pure, ConstantLike]> {
   }];
   let arguments = (ins I64Attr:$value);
   let results = (outs Symshape_ExtentType:$result);
-  let assemblyFormat = "$value attr-dict";
+  let assemblyFormat = "custom<Int64>($value) attr-dict";
   let hasFolder = 1;
 }
 

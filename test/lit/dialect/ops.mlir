@@ -77,3 +77,13 @@ func.func @annotations(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   return %0 : tensor<?x4xf32>
 }
 func.func private @two_results() -> (tensor<?x4xf32>, tensor<f32>)
+
+// The int64 extremes round-trip.
+// CHECK-LABEL: func.func @const_extremes
+func.func @const_extremes() -> (!symshape.extent, !symshape.extent) {
+  // CHECK: symshape.const -9223372036854775808
+  %lo = symshape.const -9223372036854775808
+  // CHECK: symshape.const 9223372036854775807
+  %hi = symshape.const 9223372036854775807
+  return %lo, %hi : !symshape.extent, !symshape.extent
+}

@@ -313,3 +313,37 @@ func.func @reshape_division_overflow(%x: tensor<?xf32>) {
   %0 = symshape.reshape %x to [-9223372036854775808 floordiv -1] : (tensor<?xf32>) -> tensor<?xf32>
   return
 }
+
+// -----
+
+// A constant is a signed int64: a literal beyond it is an error, not a value
+// wrapped to INT64_MIN.
+func.func @const_too_large() -> !symshape.extent {
+  // expected-error @below {{integer literal is out of the int64 range}}
+  %c = symshape.const 9223372036854775808
+  return %c : !symshape.extent
+}
+
+// -----
+
+func.func @const_too_small() -> !symshape.extent {
+  // expected-error @below {{integer literal is out of the int64 range}}
+  %c = symshape.const -9223372036854775809
+  return %c : !symshape.extent
+}
+
+// -----
+
+func.func @const_hexadecimal() -> !symshape.extent {
+  // expected-error @below {{expected a decimal integer, not a hexadecimal one}}
+  %c = symshape.const 0x10
+  return %c : !symshape.extent
+}
+
+// -----
+
+func.func @const_keyword() -> !symshape.extent {
+  // expected-error @below {{expected a decimal integer}}
+  %c = symshape.const true
+  return %c : !symshape.extent
+}
