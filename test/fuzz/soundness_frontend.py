@@ -63,12 +63,18 @@ def setup(_: Any) -> Any:
 
 
 def _run(text: str, pipeline: str) -> tuple[Any, Any]:
-    """Parses and runs a pipeline: (module, None) or (None, PipelineError)."""
+    """Parses and runs a pipeline: (module, None) or (None, error); the error
+    is the verifier's (an ``MLIRError``: the dialect's own checks reject the
+    program, e.g. a constant reshape that changes the element count) or the
+    pipeline's."""
     from mlir import ir
 
     from symshape_mlir.pipeline import PipelineError, run_pipeline
 
-    module = ir.Module.parse(text)
+    try:
+        module = ir.Module.parse(text)
+    except ir.MLIRError as error:
+        return None, error
     try:
         run_pipeline(module, pipeline)
     except PipelineError as error:
@@ -78,9 +84,14 @@ def _run(text: str, pipeline: str) -> tuple[Any, Any]:
 
 def _diagnostics(error: Any) -> list[tuple[int | None, str]]:
     out = []
-    for d in getattr(error, "errors", None) or getattr(error, "diagnostics", []):
+    found = getattr(error, "errors", None) or getattr(error, "diagnostics", None)
+    for d in found or getattr(error, "error_diagnostics", []):
         loc = getattr(d, "location", None)
-        out.append((getattr(loc, "line", None), str(getattr(d, "message", d))))
+        line = getattr(loc, "line", None)
+        if line is None and loc is not None:  # an ir.Location: loc("-":19:11)
+            found_line = re.search(r":(\d+):\d+", str(loc))
+            line = int(found_line.group(1)) if found_line else None
+        out.append((line, str(getattr(d, "message", d))))
     if not out:
         out.append((None, str(error)))
     return out

@@ -614,7 +614,8 @@ class _Builder:
                 o_txt = "%" + o
             else:
                 o = self.const_index(0)
-                o_txt = "0"
+                # The verifier rejects a static offset at a static extent of 0.
+                o_txt = "0" if a.dims[i] != 0 else "%" + o
             form = self.rng.choice(["full", "full", "half", "scalar", "one"])
             s = self.fresh("sz")
             if form == "scalar":
@@ -675,8 +676,13 @@ class _Builder:
         # when the destination is a function argument or has other readers
         # (they then see the inserted values): insert into a private copy.
         dest = self.private_copy(d)
+        # The verifier rejects a static offset at or past a static extent.
+        offsets = [
+            str(o) if d.dims[i] is None or o < d.dims[i] else "%" + self.const_index(o)
+            for i, o in enumerate((off, 0))
+        ]
         self.emit(
-            f"%{r} = tensor.insert_slice %{s.name} into %{dest}[{off}, 0] "
+            f"%{r} = tensor.insert_slice %{s.name} into %{dest}[{', '.join(offsets)}] "
             f"[%{sizes[0]}, %{sizes[1]}] [1, 1] : {s.ty} into {d.ty}"
         )
 

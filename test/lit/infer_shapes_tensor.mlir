@@ -168,3 +168,17 @@ func.func @shape_of(%x: tensor<?x?x768xf32> {symshape.axes = #symshape.shape<[ba
   %s = shape.shape_of %x : tensor<?x?x768xf32> -> tensor<3xindex>
   return %s : tensor<3xindex>
 }
+
+// -----
+
+// bufferization.alloc_tensor: sized by its operands, or shaped like its copy.
+// CHECK-LABEL: func.func @alloc_tensor
+// CHECK: bufferization.alloc_tensor() copy(%{{.*}}) {symshape.shape = #symshape.shape<[n]>} : tensor<?xf32>
+// CHECK: bufferization.alloc_tensor(%{{.*}}) {symshape.shape = #symshape.shape<[n, 4]>} : tensor<?x4xf32>
+func.func @alloc_tensor(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> (tensor<?xf32>, tensor<?x4xf32>) {
+  %c = bufferization.alloc_tensor() copy(%x) : tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?xf32>
+  %t = bufferization.alloc_tensor(%d) : tensor<?x4xf32>
+  return %c, %t : tensor<?xf32>, tensor<?x4xf32>
+}

@@ -195,3 +195,14 @@ func.func @user_division(%x: tensor<?x?xf32>, %numel: i64) -> i64 {
   %q = arith.divsi %numel, %den : i64
   return %q : i64
 }
+
+// -----
+
+// The verifier rejects a static offset 0 into a static extent 0: that
+// offset is a value.
+// CHECK-LABEL: func.func @truncate_empty_axis
+// CHECK:         tensor.extract_slice %{{.*}}[%{{c0(_[0-9]+)?}}, 0] [%{{.*}}, %{{.*}}] [1, 1] : tensor<0x?xf32> to tensor<?x?xf32>
+func.func @truncate_empty_axis(%x: tensor<0x?xf32>, %n: tensor<i64>) -> tensor<?x?xf32> {
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<0x?xf32>, tensor<i64>) -> tensor<?x?xf32>
+  return %t : tensor<?x?xf32>
+}

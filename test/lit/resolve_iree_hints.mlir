@@ -47,3 +47,82 @@ func.func @checked_cast(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}
   %c = tensor.cast %x : tensor<?xf32> to tensor<3xf32>
   return %c : tensor<3xf32>
 }
+
+// -----
+
+// IREE 3.13 sizes a scalar-condition select between dynamic tensors from one
+// operand whichever is chosen, and canonicalize folds an scf.if yielding
+// values from outside into such a select. The select becomes an scf.if, and
+// every dynamic tensor an scf.if yields is tied to its own sizes inside the
+// branch.
+// CHECK-LABEL: func.func @choose
+// CHECK-SAME:    (%[[C:[^:]*]]: i1, %[[A:[^:]*]]: tensor<?xf32>, %[[B:[^:]*]]: tensor<?xf32>)
+// CHECK-NOT:     arith.select
+// CHECK:         %[[R:.*]] = scf.if %[[C]] -> (tensor<?xf32>) {
+// CHECK:           %[[DA:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?xf32>
+// CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"(%[[A]], %[[DA]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:           scf.yield %[[TA]] : tensor<?xf32>
+// CHECK:         } else {
+// CHECK:           %[[DB:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?xf32>
+// CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"(%[[B]], %[[DB]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:           scf.yield %[[TB]] : tensor<?xf32>
+// CHECK:         return %[[R]]
+func.func @choose(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                  %b: tensor<?xf32> {symshape.axes = #symshape.shape<[m]>}) -> tensor<?xf32> {
+  %r = arith.select %c, %a, %b : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// Static tensors of one type cannot differ in size: the select stays.
+// CHECK-LABEL: func.func @choose_static
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK-NOT:     scf.if
+func.func @choose_static(%c: i1, %a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %r = arith.select %c, %a, %b : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @branch
+// CHECK:         scf.if %{{.*}} -> (tensor<?xf32>) {
+// CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"
+// CHECK:           scf.yield %[[TA]] : tensor<?xf32>
+// CHECK:         } else {
+// CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"
+// CHECK:           scf.yield %[[TB]] : tensor<?xf32>
+func.func @branch(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                  %b: tensor<?xf32> {symshape.axes = #symshape.shape<[m]>}) -> tensor<?xf32> {
+  %r = scf.if %c -> (tensor<?xf32>) {
+    scf.yield %a : tensor<?xf32>
+  } else {
+    scf.yield %b : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// IREE 3.13 can give a loop's initial tensor the buffer of another result
+// of the same dispatch group; behind a barrier it keeps its own.
+// CHECK-LABEL: func.func @loop
+// CHECK-SAME:    (%[[A:[^:]*]]: tensor<?xf32>, %[[K:[^:]*]]: index)
+// CHECK:         %[[D:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?xf32>
+// CHECK:         %[[BA:.*]] = "util.optimization_barrier"(%[[A]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[BA]], %[[D]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:         %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %[[K]] step %{{.*}} iter_args(%{{.*}} = %[[T]]) -> (tensor<?xf32>)
+// The barrier hides the start's size: the result, proved the same size, is
+// tied to it.
+// CHECK:         %[[TR:.*]] = "flow.tensor.tie_shape"(%[[R]], %[[D]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:         return %[[TR]]
+func.func @loop(%a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: index) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %k step %c1 iter_args(%acc = %a) -> (tensor<?xf32>) {
+    %s = arith.addf %acc, %a : tensor<?xf32>
+    scf.yield %s : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}

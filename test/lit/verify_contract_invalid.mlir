@@ -101,6 +101,19 @@ func.func @linalg_broadcast_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.
 
 // -----
 
+// bufferization.alloc_tensor is sized like tensor.empty.
+func.func @alloc_tensor_init(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
+  %cap = symshape.bound %x, 0 : tensor<?xf32>
+  %size = symshape.to_index %cap
+  %t = bufferization.alloc_tensor(%size) : tensor<?xf32>
+  // expected-error @below {{'linalg.copy' op cannot establish that 'linalg.copy' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal: it needs exact extents, got exact 'n' and upper bound 'n'}}
+  %r = linalg.copy ins(%x : tensor<?xf32>) outs(%t : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @generic_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?x4xf32> {
   %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>

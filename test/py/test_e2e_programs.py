@@ -290,6 +290,40 @@ PROGRAMS: dict[str, Program] = {
         1e-4,
         data_tiling=False,
     ),
+    # IREE 3.13 miscompiles these three in plain upstream form (choices.mlir).
+    **{
+        name: Program(
+            "choices.mlir",
+            name,
+            (
+                {"n": 2, "m": 4, "k": 1},
+                {"n": 2, "m": 4, "k": 0},
+                {"n": 0, "m": 3, "k": 0},
+                {"n": 5, "m": 0, "k": 1},
+            ),
+            lambda rng, b: (
+                _normal(rng, (b["n"],)),
+                _normal(rng, (b["m"],)),
+                np.array(b["k"], np.int64),
+            ),
+            lambda x, y, k: (x if k > 0 else y,),
+            scalars=("k",),
+        )
+        for name in ("choose", "branch")
+    },
+    "loop_from_slice": Program(
+        "choices.mlir",
+        "loop_from_slice",
+        (
+            {"rows": 2, "cols": 5, "k": 0},
+            {"rows": 2, "cols": 5, "k": 1},
+            {"rows": 3, "cols": 8, "k": 3},
+            {"rows": 0, "cols": 4, "k": 2},
+        ),
+        lambda rng, b: (_normal(rng, (b["rows"], b["cols"])), np.array(b["k"], np.int64)),
+        lambda y, k: (y, (int(k) + 1) * y[:, : y.shape[1] // 2]),
+        scalars=("k",),
+    ),
 }
 """Every end-to-end program, by test id."""
 

@@ -1,4 +1,5 @@
-"""Upper bounds as IREE hints (``symshape-resolve{target=iree}``).
+"""What ``symshape-resolve{target=iree}`` adds for IREE: upper bounds as
+hints, and shields around IREE folds that would lose a run-time size.
 
 An upper bound is never a shape; when it is a constant it still tells IREE
 something useful. After an op whose result has a dynamic axis bounded by a
@@ -21,12 +22,40 @@ emitted for bounds inference proved.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, tensor
+from mlir.dialects import arith, scf, tensor
 
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.walk import collect_ops
 
-__all__ = ["insert_upper_bound_hints", "shield_static_casts"]
+__all__ = [
+    "insert_upper_bound_hints",
+    "shield_loop_inits",
+    "shield_static_casts",
+    "tie_branch_results",
+]
+
+
+def _dynamic_sizes(value: ir.Value) -> list[ir.Value]:
+    """``tensor.dim`` of each dynamic axis of ``value``, at the insertion point."""
+    type_ = ir.RankedTensorType(value.type)
+    index = ir.IndexType.get()
+    return [tensor.DimOp(value, arith.ConstantOp(index, axis).result).result
+            for axis in range(type_.rank) if type_.is_dynamic_dim(axis)]
+
+
+def _redirect(value: ir.Value, replacement: ir.Value, users: list) -> None:
+    """Makes ``users`` (taken before ``replacement`` was built on ``value``)
+    read ``replacement``."""
+    for user in users:
+        owner = user.operation if isinstance(user, ir.OpView) else user
+        for i, operand in enumerate(owner.operands):
+            if operand == value:
+                owner.operands[i] = replacement
+
+
+def _tie_shape(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
+    return ir.Operation.create("flow.tensor.tie_shape", results=[value.type],
+                               operands=[value, *sizes]).result
 
 
 def _constant_bounds(facts: InferenceState, value: ir.Value) -> dict[int, int]:
@@ -56,25 +85,17 @@ def insert_upper_bound_hints(func: ir.Operation, facts: InferenceState) -> int:
         type_ = ir.RankedTensorType(value.type)
         users = [use.owner for use in value.uses]
         with ir.InsertionPoint.after(op), op.location:
-            sizes = []
-            for axis in range(type_.rank):
-                if not type_.is_dynamic_dim(axis):
-                    continue
-                size = tensor.DimOp(value, arith.ConstantOp(index, axis).result).result
+            dynamic = [axis for axis in range(type_.rank) if type_.is_dynamic_dim(axis)]
+            sizes = _dynamic_sizes(value)
+            for i, axis in enumerate(dynamic):
                 if axis in bounds:
                     assumption = ir.Attribute.parse(
                         f"[[#util.int.assumption<umin = 0, umax = {bounds[axis]}>]]")
-                    size = ir.Operation.create("util.assume.int", results=[index],
-                                               operands=[size],
-                                               attributes={"assumptions": assumption}).result
-                sizes.append(size)
-            tied = ir.Operation.create("flow.tensor.tie_shape", results=[value.type],
-                                       operands=[value, *sizes]).result
-        for user in users:
-            owner = user.operation if isinstance(user, ir.OpView) else user
-            for i, operand in enumerate(owner.operands):
-                if operand == value:
-                    owner.operands[i] = tied
+                    sizes[i] = ir.Operation.create("util.assume.int", results=[index],
+                                                   operands=[sizes[i]],
+                                                   attributes={"assumptions": assumption}).result
+            tied = _tie_shape(value, sizes)
+        _redirect(value, tied, users)
     return len(targets)
 
 
@@ -108,14 +129,116 @@ def shield_static_casts(func: ir.Operation, checked: set[ir.Operation]) -> int:
                    for a in range(min(before.rank, after.rank))):
             continue
         with ir.InsertionPoint(cast), cast.location:
-            index = ir.IndexType.get()
-            sizes = [tensor.DimOp(source, arith.ConstantOp(index, a).result).result
-                     for a in range(before.rank) if before.is_dynamic_dim(a)]
+            sizes = _dynamic_sizes(source)
             barrier = ir.Operation.create("util.optimization_barrier", results=[before],
                                           operands=[source]).result
             # IREE must still know the barrier's dynamic sizes: the source's.
-            tied = ir.Operation.create("flow.tensor.tie_shape", results=[before],
-                                       operands=[barrier, *sizes]).result
-        cast.operands[0] = tied
+            cast.operands[0] = _tie_shape(barrier, sizes)
         shielded += 1
+    return shielded
+
+
+def _is_dynamic_tensor(type_: ir.Type) -> bool:
+    return isinstance(type_, ir.RankedTensorType) and not type_.has_static_shape
+
+
+def tie_branch_results(func: ir.Operation) -> int:
+    """Makes every choice between dynamic tensors a branch that IREE sizes
+    from the branch taken; returns how many ``scf.if`` ops it tied.
+
+    IREE 3.13 sizes the result of ``arith.select %c, %a, %b : tensor<?xf32>``
+    (a scalar condition choosing a whole tensor) from one operand, whichever
+    is chosen: choosing a 4-row ``%b`` over a 2-row ``%a`` fails the call
+    (``buffer view byte length 16 exceeds backing buffer byte length 8``).
+    Upstream ``canonicalize`` makes such selects from an ``scf.if`` whose
+    branches yield values defined outside it. So each such select becomes an
+    ``scf.if``, and each dynamic tensor an ``scf.if`` yields is tied to its
+    own sizes inside the branch, which the fold does not apply to:
+
+    .. code-block:: mlir
+
+        %r = scf.if %c -> (tensor<?xf32>) {
+          %d = tensor.dim %a, %c0 : tensor<?xf32>
+          %t = "flow.tensor.tie_shape"(%a, %d) : (tensor<?xf32>, index) -> tensor<?xf32>
+          scf.yield %t : tensor<?xf32>
+        } else { ... }
+    """
+    tied = 0
+    selects = collect_ops(func, lambda op: op.name == "arith.select"
+                          and _is_dynamic_tensor(op.results[0].type)
+                          and not isinstance(op.operands[0].type, ir.ShapedType))
+    for select in selects:
+        with ir.InsertionPoint(select), select.location:
+            branch = scf.IfOp(select.operands[0], [select.results[0].type], has_else=True)
+            for block, value in ((branch.then_block, select.operands[1]),
+                                 (branch.else_block, select.operands[2])):
+                with ir.InsertionPoint(block):
+                    scf.YieldOp([value])
+        select.results[0].replace_all_uses_with(branch.results[0])
+        select.erase()
+    for op in collect_ops(func, lambda op: op.name == "scf.if"):
+        dynamic = [i for i, result in enumerate(op.results) if _is_dynamic_tensor(result.type)]
+        if not dynamic:
+            continue
+        for region in op.regions:
+            terminator = region.blocks[0].operations[len(region.blocks[0].operations) - 1]
+            with ir.InsertionPoint(terminator), terminator.location:
+                for i in dynamic:
+                    value = terminator.operands[i]
+                    terminator.operands[i] = _tie_shape(value, _dynamic_sizes(value))
+        tied += 1
+    return tied
+
+
+def _same_exact_shape(facts: InferenceState, a: ir.Value, b: ir.Value) -> bool:
+    shape_a, shape_b = facts.defined_facts(a).shape, facts.defined_facts(b).shape
+    return (shape_a is not None and shape_b is not None and len(shape_a) == len(shape_b)
+            and all(x.is_exact and y.is_exact and x.expr == y.expr
+                    for x, y in zip(shape_a, shape_b, strict=True)))
+
+
+def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
+    """Puts ``util.optimization_barrier`` (and the value's own sizes) between
+    each tensor a loop starts from and the loop; returns how many.
+
+    IREE 3.13 can give a loop's initial tensor and another result of the
+    same dispatch group one buffer at one offset: the other result's writes
+    then overwrite the loop's start (with ``%full`` a copy of ``%y`` and
+    ``%part`` a copy of ``%y[:, :k]``, the loop below starts from the first
+    ``rows * k`` elements of ``%y``). Behind a barrier, the loop's start is
+    a separate value that keeps its own buffer. The barrier also hides the
+    start's sizes from IREE, which then cannot size the loop's results: a
+    result inference proved the same size as its start is tied to the
+    start's sizes.
+
+    .. code-block:: mlir
+
+        %b = "util.optimization_barrier"(%part) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+        %s = "flow.tensor.tie_shape"(%b, %rows, %k)
+            : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+        %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %s) -> (tensor<?x?xf32>) {...}
+        %r = "flow.tensor.tie_shape"(%sum, %rows, %k)
+            : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+    """
+    shielded = 0
+    for loop in collect_ops(func, lambda op: op.name in ("scf.for", "scf.while")):
+        # scf.for: lower bound, upper bound, step, then one start per result.
+        first = 3 if loop.name == "scf.for" else 0
+        for i, init in enumerate(loop.operands):
+            if i < first or not isinstance(init.type, ir.RankedTensorType):
+                continue
+            with ir.InsertionPoint(loop), loop.location:
+                sizes = _dynamic_sizes(init)
+                barrier = ir.Operation.create("util.optimization_barrier",
+                                              results=[init.type], operands=[init]).result
+                loop.operands[i] = _tie_shape(barrier, sizes) if sizes else barrier
+            shielded += 1
+            if loop.name != "scf.for" or not sizes:
+                continue
+            result = loop.results[i - first]
+            if not _same_exact_shape(facts, result, init):
+                continue
+            users = [use.owner for use in result.uses]
+            with ir.InsertionPoint.after(loop), loop.location:
+                _redirect(result, _tie_shape(result, sizes), users)
     return shielded

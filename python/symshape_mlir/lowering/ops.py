@@ -399,9 +399,12 @@ def _dynamic_truncate(op: ir.Operation, state: LoweringState) -> None:
     values = [kept if a == axis else b.dim(source, a) for a in range(source_type.rank)]
     sizes = _sizes_for(result_type, values, state, "dynamic_truncate")
     rank = source_type.rank
+    # The verifier rejects a static offset 0 into a static extent 0.
+    empty = [source_type.shape[a] == 0 for a in range(rank)]
     result = tensor.ExtractSliceOp(
-        result_type, source, [], [s for s in sizes if isinstance(s, ir.Value)], [],
-        ir.DenseI64ArrayAttr.get([0] * rank),
+        result_type, source, [b.const(0) for e in empty if e],
+        [s for s in sizes if isinstance(s, ir.Value)], [],
+        ir.DenseI64ArrayAttr.get([_DYNAMIC if e else 0 for e in empty]),
         ir.DenseI64ArrayAttr.get([s if isinstance(s, int) else _DYNAMIC for s in sizes]),
         ir.DenseI64ArrayAttr.get([1] * rank),
     ).result

@@ -21,7 +21,12 @@ from symshape_mlir.lowering.checks import emit_check
 from symshape_mlir.lowering.entry import emit_entry_checks
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, location_text
-from symshape_mlir.lowering.hints import insert_upper_bound_hints, shield_static_casts
+from symshape_mlir.lowering.hints import (
+    insert_upper_bound_hints,
+    shield_loop_inits,
+    shield_static_casts,
+    tie_branch_results,
+)
 from symshape_mlir.lowering.index_builder import IndexBuilder
 from symshape_mlir.lowering.ops import RULES, LoweringState
 from symshape_mlir.walk import collect_ops, enclosing_function, functions
@@ -169,7 +174,10 @@ def resolve_module(
             if target == "iree":
                 insert_upper_bound_hints(func, facts)
                 shield_static_casts(func, unproven[func])
+                shield_loop_inits(func, facts)
             _guard_divisions(func, facts)
             _lower_function(func, facts, axes, unproven[func])
+            if target == "iree":
+                tie_branch_results(func)
         strip_annotations(module, arguments=True)
         _check_clean(module)

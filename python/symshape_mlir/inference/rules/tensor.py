@@ -187,13 +187,34 @@ def _rank(op: ir.Operation, state: InferenceState) -> Facts:
 def _sized_by_operands(op: ir.Operation, state: InferenceState) -> Facts:
     """The dynamic dims of the result type are the operands, in order; an
     axis sized by a bound keeps the op that made the bound as its origin."""
-    shape = result_dims(state, op.result.type, op.operands, op)
-    sizes = iter(op.operands)
+    return [_sized_by(op, list(op.operands), state)]
+
+
+@register("bufferization.alloc_tensor", typed=True)
+def _alloc_tensor(op: ir.Operation, state: InferenceState) -> Facts:
+    """Sized like ``tensor.empty`` by its dynamic sizes, or shaped like the
+    tensor it copies:
+
+    .. code-block:: mlir
+
+        %t = bufferization.alloc_tensor(%n) : tensor<?x4xf32>   // [n, 4]
+        %c = bufferization.alloc_tensor() copy(%x) : tensor<?x4xf32>  // x's shape
+    """
+    sizes, copies, _ = op.attributes["operandSegmentSizes"]
+    operands = list(op.operands)
+    if copies:
+        return [ValueFacts(shape=state.facts_of(operands[sizes]).shape)]
+    return [_sized_by(op, operands[:sizes], state)]
+
+
+def _sized_by(op: ir.Operation, sizes: list[ir.Value], state: InferenceState) -> ValueFacts:
+    shape = result_dims(state, op.result.type, sizes, op)
+    dynamic = iter(sizes)
     origins = tuple(
         None if d != DYNAMIC else
-        None if extent.strength == 2 else value_origin(state, next(sizes))
+        None if extent.strength == 2 else value_origin(state, next(dynamic))
         for d, extent in zip(ir.RankedTensorType(op.result.type).shape, shape, strict=True))
-    return [ValueFacts(shape=shape, origins=origins)]
+    return ValueFacts(shape=shape, origins=origins)
 
 
 @register("tensor.splat")

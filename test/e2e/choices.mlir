@@ -1,0 +1,67 @@
+// Choices between tensors of different run-time sizes, and a loop starting
+// from a slice while another result copies the whole input: IREE 3.13
+// miscompiles both in plain upstream form (symshape-resolve{target=iree}
+// shields them; see python/symshape_mlir/lowering/hints.py).
+
+// A scalar-condition select: the whole of %x or the whole of %y.
+func.func @choose(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                  %y: tensor<?xf32> {symshape.axes = #symshape.shape<[m]>},
+                  %k: tensor<i64>) -> tensor<?xf32> {
+  %zero = arith.constant 0 : i64
+  %kv = tensor.extract %k[] : tensor<i64>
+  %c = arith.cmpi sgt, %kv, %zero : i64
+  %r = arith.select %c, %x, %y : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// The same choice as a branch (canonicalize folds it into the select above).
+func.func @branch(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                  %y: tensor<?xf32> {symshape.axes = #symshape.shape<[m]>},
+                  %k: tensor<i64>) -> tensor<?xf32> {
+  %zero = arith.constant 0 : i64
+  %kv = tensor.extract %k[] : tensor<i64>
+  %c = arith.cmpi sgt, %kv, %zero : i64
+  %r = scf.if %c -> (tensor<?xf32>) {
+    scf.yield %x : tensor<?xf32>
+  } else {
+    scf.yield %y : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+
+// %full copies %y; the loop starts from a copy of its left half and adds the
+// half %k times.
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @loop_from_slice(%y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[rows, cols]>},
+                           %k: tensor<i64>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %rows = tensor.dim %y, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %y, %c1 : tensor<?x?xf32>
+  %half = arith.floordivsi %cols, %c2 : index
+  %slice = tensor.extract_slice %y[0, 0] [%rows, %half] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %full_init = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %full = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<?x?xf32>) outs(%full_init : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?x?xf32>
+  %init = tensor.empty(%rows, %half) : tensor<?x?xf32>
+  %copy = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%slice : tensor<?x?xf32>) outs(%init : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?x?xf32>
+  %kv = tensor.extract %k[] : tensor<i64>
+  %trips = arith.index_cast %kv : i64 to index
+  %sum = scf.for %i = %c0 to %trips step %c1 iter_args(%acc = %copy) -> (tensor<?x?xf32>) {
+    %next = arith.addf %acc, %slice : tensor<?x?xf32>
+    scf.yield %next : tensor<?x?xf32>
+  }
+  return %full, %sum : tensor<?x?xf32>, tensor<?x?xf32>
+}
