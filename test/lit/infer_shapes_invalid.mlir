@@ -285,3 +285,24 @@ func.func @window_past_the_end(%x: tensor<?xf32> {symshape.axes = #symshape.shap
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// A division by the constant 0 fails wherever it runs: an error, not a guard.
+func.func @divide_by_constant_zero(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}) -> !symshape.extent {
+  %zero = symshape.const 0
+  %d = symshape.dim %x, 0 : tensor<?x4xf32>
+  // expected-error @below {{'symshape.floordiv' divides by the constant 0}}
+  %q = symshape.floordiv %d, %zero
+  return %q : !symshape.extent
+}
+
+// -----
+
+func.func @remainder_by_constant_zero(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}) -> !symshape.extent {
+  %zero = symshape.const 0
+  %d = symshape.dim %x, 0 : tensor<?x4xf32>
+  // expected-error @below {{'symshape.mod' divides by the constant 0}}
+  %q = symshape.mod %d, %zero
+  return %q : !symshape.extent
+}

@@ -17,6 +17,7 @@ from symshape_mlir.extent import Const, InputAxis, RuntimeScalar, canon, minimum
 from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 from symshape_mlir.extent.prove import cancel_exact_divisions, prove_ne, prove_nonnegative
+from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.obligations import NO_CHECK, Compare, Condition, Quantity
 from symshape_mlir.inference.registry import register
@@ -72,12 +73,18 @@ _COMBINATORS: dict[str, g.Combine] = {
 }
 
 
+_DIVISIONS = ("symshape.floordiv", "symshape.ceildiv", "symshape.mod")
+
+
 @register(*_COMBINATORS)
 def _arith(op: ir.Operation, state: InferenceState) -> Facts:
     # Extent values may be negative in between (a scalar of unknown sign, a
     # difference): the combinators get each operand's sign as far as it is
     # proven, and never assume one (a bound's value has no proven sign).
     lhs, rhs = (state.value(v) for v in op.operands)
+    if (op.name in _DIVISIONS and rhs.is_exact and rhs.expr is not None
+            and rhs.expr.const_value == 0):
+        raise ShapeInferenceError(op.location, f"'{op.name}' divides by the constant 0")
     value = _COMBINATORS[op.name](lhs, _nonneg(lhs, state), rhs, _nonneg(rhs, state))
     if value.strength == 2:
         value = Exact(cancel_exact_divisions(value.expr))  # type: ignore[arg-type]
