@@ -2,6 +2,8 @@
 // from a slice while another result copies the whole input: IREE 3.13
 // miscompiles both in plain upstream form (symshape-resolve{target=iree}
 // shields them; see python/symshape_mlir/lowering/hints.py).
+// Reference: `x if k > 0 else y` for @choose and @branch; `y` and
+// `(k + 1) * y[:, :cols // 2]` for @loop_from_slice.
 
 // A scalar-condition select: the whole of %x or the whole of %y.
 func.func @choose(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
