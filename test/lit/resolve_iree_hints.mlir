@@ -126,3 +126,29 @@ func.func @loop(%a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: in
   }
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// IREE 3.13 fails to compile a gather that reads a slice at a run-time
+// offset when it fuses the slice into the gather: the slice is made first,
+// behind a barrier.
+// CHECK-LABEL: func.func @gather_from_offset
+// CHECK:         %[[S:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, 0] [%{{.*}}, %{{.*}}] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[S]]) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}}, %{{.*}}) : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+// CHECK:         linalg.generic
+// CHECK:           tensor.extract %[[T]][%{{.*}}, %{{.*}}] : tensor<?x?xf32>
+func.func @gather_from_offset(%table: tensor<?x?xf32> {symshape.axes = #symshape.shape<[vocab, width]>},
+                              %ids: tensor<?x1xi64> {symshape.axes = #symshape.shape<[n, 1]>},
+                              %k: tensor<i64>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = symshape.runtime_scalar %k index : tensor<i64>
+  %off = symshape.to_index %e
+  %all = tensor.dim %table, %c0 : tensor<?x?xf32>
+  %rows = arith.subi %all, %off : index
+  %s = tensor.extract_slice %table[%off, 0] [%rows, %c1] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %g = symshape.gather %s[%ids] start_index_map [0] collapsed_slice_dims [0]
+      slice_sizes [1, 1] : (tensor<?x?xf32>, tensor<?x1xi64>) -> tensor<?x?xf32>
+  return %g : tensor<?x?xf32>
+}

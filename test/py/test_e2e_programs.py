@@ -264,6 +264,18 @@ PROGRAMS: dict[str, Program] = {
         _gather_inputs,
         _gather_reference,
     ),
+    "gather_from_offset": Program(
+        "gather.mlir",
+        "gather_from_offset",
+        (
+            {"vocab": 6, "width": 2, "n": 4, "k": 1},
+            {"vocab": 4, "width": 1, "n": 3, "k": 3},
+            {"vocab": 5, "width": 3, "n": 0, "k": 0},
+        ),
+        lambda rng, b: (*_gather_inputs(rng, b), np.array(b["k"], np.int64)),
+        lambda table, ids, k: _gather_reference(table[int(k) :, :1], ids),
+        scalars=("k",),
+    ),
     "split_by": Program(
         "zero_divisor.mlir",
         "split_by",

@@ -91,3 +91,32 @@ def test_select_of_dynamic_tensors() -> None:
     module = backend.load(compiled, "local-sync")
     a, b = np.arange(2, dtype=np.float32), np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(module(np.array(False), a, b), b)
+
+
+# A gather (a generic reading with tensor.extract) from a slice at a run-time
+# offset: IREE fuses the slice into the gather's dispatch and fails to
+# compile it. `symshape-resolve{target=iree}` makes the slice first, behind
+# a barrier (`shield_gathered_slices`).
+GATHER_FROM_OFFSET_SLICE = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%y: tensor<?x?xf32>, %off: index, %rows: index, %n: index, %w: index)
+    -> tensor<?x?xf32> {
+  %slice = tensor.extract_slice %y[%off, 0] [%rows, 1] [1, 1]
+      : tensor<?x?xf32> to tensor<?x1xf32>
+  %init = tensor.empty(%n, %w) : tensor<?x?xf32>
+  %r = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]}
+      outs(%init : tensor<?x?xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %slice[%i, %j] : tensor<?x1xf32>
+    linalg.yield %v : f32
+  } -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 fails to compile a gather fused with a slice")
+def test_gather_from_offset_slice() -> None:
+    backend.compile_module(GATHER_FROM_OFFSET_SLICE, "llvm-cpu")

@@ -29,6 +29,7 @@ from symshape_mlir.walk import collect_ops
 
 __all__ = [
     "insert_upper_bound_hints",
+    "shield_gathered_slices",
     "shield_loop_inits",
     "shield_static_casts",
     "tie_branch_results",
@@ -242,3 +243,45 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
             with ir.InsertionPoint.after(loop), loop.location:
                 _redirect(result, _tie_shape(result, sizes), users)
     return shielded
+
+
+def _is_offset_slice(value: ir.Value) -> bool:
+    owner = value.owner
+    return (isinstance(owner, ir.OpView) and owner.name == "tensor.extract_slice"
+            and any(d == ir.ShapedType.get_dynamic_size()
+                    for d in ir.DenseI64ArrayAttr(owner.attributes["static_offsets"])))
+
+
+def shield_gathered_slices(func: ir.Operation) -> int:
+    """Puts ``util.optimization_barrier`` (and its sizes) between a slice at a
+    run-time offset and each ``linalg.generic`` that reads it element by
+    element with ``tensor.extract`` (a gather); returns how many.
+
+    IREE 3.13 fails to compile such a read when it fuses the slice into the
+    gather's dispatch (``LLVM Translation failed for operation:
+    builtin.unrealized_conversion_cast``); behind a barrier the slice is
+    made first:
+
+    .. code-block:: mlir
+
+        %s = tensor.extract_slice %y[%off, 0] [%rows, 1] [1, 1]
+            : tensor<?x?xf32> to tensor<?x1xf32>
+        %b = "util.optimization_barrier"(%s) : (tensor<?x1xf32>) -> tensor<?x1xf32>
+        %t = "flow.tensor.tie_shape"(%b, %rows) : (tensor<?x1xf32>, index) -> tensor<?x1xf32>
+        %g = linalg.generic ... { ... tensor.extract %t[%row, %j] ... }
+    """
+    reads = collect_ops(func, lambda op: op.name == "tensor.extract"
+                        and op.parent is not None and op.parent.name == "linalg.generic"
+                        and _is_offset_slice(op.operands[0]))
+    shielded: dict[ir.Value, ir.Value] = {}
+    for read in reads:
+        source = read.operands[0]
+        if source not in shielded:
+            producer = source.owner
+            with ir.InsertionPoint.after(producer), producer.location:
+                barrier = ir.Operation.create("util.optimization_barrier",
+                                              results=[source.type], operands=[source]).result
+                sizes = _dynamic_sizes(source)
+                shielded[source] = _tie_shape(barrier, sizes) if sizes else barrier
+        read.operands[0] = shielded[source]
+    return len(shielded)
