@@ -246,7 +246,10 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
 
 
 def _is_offset_slice(value: ir.Value) -> bool:
+    """Whether ``value`` is a slice at a run-time offset, possibly cast."""
     owner = value.owner
+    while isinstance(owner, ir.OpView) and owner.name == "tensor.cast":
+        owner = owner.operands[0].owner
     return (isinstance(owner, ir.OpView) and owner.name == "tensor.extract_slice"
             and any(d == ir.ShapedType.get_dynamic_size()
                     for d in ir.DenseI64ArrayAttr(owner.attributes["static_offsets"])))
