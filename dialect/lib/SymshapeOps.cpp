@@ -309,6 +309,22 @@ LogicalResult SymshapeDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
+/// A division in `expr` by the constant 0, if any. The depth is bounded by
+/// the attribute parser's nesting limit.
+static ExprAttr findZeroDivision(ExprAttr expr) {
+  if (expr.getChildren().empty())
+    return {};
+  ExprKind kind = expr.getKind();
+  if ((kind == ExprKind::FloorDiv || kind == ExprKind::CeilDiv ||
+       kind == ExprKind::Mod) &&
+      expr.getRhs().isConstant() && expr.getRhs().getValue() == 0)
+    return expr;
+  for (Attribute child : expr.getChildren())
+    if (ExprAttr found = findZeroDivision(llvm::cast<ExprAttr>(child)))
+      return found;
+  return {};
+}
+
 LogicalResult SymshapeDialect::verifyRegionArgAttribute(Operation *op,
                                                         unsigned regionIndex,
                                                         unsigned argIndex,
@@ -352,6 +368,10 @@ LogicalResult SymshapeDialect::verifyRegionArgAttribute(Operation *op,
     });
     if (failed(result))
       return failure();
+    if (ExprAttr division = findZeroDivision(extent.getExpr()))
+      return op->emitError() << "axis " << i << " of argument " << argIndex
+                             << " divides by the constant 0 in '"
+                             << printed(division) << "'";
     if (extent.getExpr().isConstant()) {
       int64_t value = extent.getExpr().getValue();
       if (value < 0 || (!tensor.isDynamicDim(i) && tensor.getDimSize(i) != value))

@@ -131,6 +131,14 @@ func.func @axes_bound(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[ub(bat
 
 // -----
 
+// A declared axis that divides by the constant 0 has no size.
+// expected-error @below {{axis 1 of argument 0 divides by the constant 0 in 'n mod 0'}}
+func.func @axes_zero_divisor(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[batch, 2 * (n mod 0)]>}) {
+  return
+}
+
+// -----
+
 // expected-error @below {{axis 0 of argument 0 may only use constants and named symbols, got 'dim(0, 0)'}}
 func.func @axes_local(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[dim(0, 0)]>}) {
   return
