@@ -419,10 +419,12 @@ def syntax_case(rng: random.Random, index: int) -> Case:
         seed_name = rng.choice(sorted(_EXPR_SEEDS))
         context = seed_name in ("reshape", "broadcast", "gather")
         expr, invalid, why = mutate_expr(rng, context)
-        ext = rng.choice((expr, f"ub({expr})", "?", f"ub({expr}", f"ub({expr}, 1)", f"lb({expr})"))
-        if seed_name == "attrs" and (
-            ext.startswith("lb(") or ext.count("(") != ext.count(")") or ext.endswith(", 1)")
-        ):
+        forms = (expr, f"ub({expr})", "?", f"ub({expr}", f"ub({expr}, 1)", f"lb({expr})")
+        form = rng.randrange(len(forms))
+        ext = forms[form]
+        # Forms 3-5 are malformed extents; form 0 is malformed only if the
+        # expression itself is unbalanced.
+        if seed_name == "attrs" and (form >= 3 or ext.count("(") != ext.count(")")):
             invalid, why = True, f"malformed extent {ext[:20]!r}"
         text = _EXPR_SEEDS[seed_name].format(e=expr, x=ext)
         note = f"{seed_name}: {why}"
