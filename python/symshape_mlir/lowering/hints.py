@@ -59,6 +59,14 @@ def _tie_shape(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
                                operands=[value, *sizes]).result
 
 
+def _behind_barrier(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
+    """``value`` through ``util.optimization_barrier``, tied to ``sizes`` (its
+    dynamic sizes) so that IREE still knows them."""
+    barrier = ir.Operation.create("util.optimization_barrier", results=[value.type],
+                                  operands=[value]).result
+    return _tie_shape(barrier, sizes) if sizes else barrier
+
+
 def _constant_bounds(facts: InferenceState, value: ir.Value) -> dict[int, int]:
     # IREE does not check a hint: only bounds known where the value is made.
     shape = facts.defined_facts(value).shape or ()
@@ -130,11 +138,7 @@ def shield_static_casts(func: ir.Operation, checked: set[ir.Operation]) -> int:
                    for a in range(min(before.rank, after.rank))):
             continue
         with ir.InsertionPoint(cast), cast.location:
-            sizes = _dynamic_sizes(source)
-            barrier = ir.Operation.create("util.optimization_barrier", results=[before],
-                                          operands=[source]).result
-            # IREE must still know the barrier's dynamic sizes: the source's.
-            cast.operands[0] = _tie_shape(barrier, sizes)
+            cast.operands[0] = _behind_barrier(source, _dynamic_sizes(source))
         shielded += 1
     return shielded
 
@@ -182,7 +186,7 @@ def tie_branch_results(func: ir.Operation) -> int:
         if not dynamic:
             continue
         for region in op.regions:
-            terminator = region.blocks[0].operations[len(region.blocks[0].operations) - 1]
+            terminator = region.blocks[0].operations[-1]
             with ir.InsertionPoint(terminator), terminator.location:
                 for i in dynamic:
                     value = terminator.operands[i]
@@ -230,9 +234,7 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
                 continue
             with ir.InsertionPoint(loop), loop.location:
                 sizes = _dynamic_sizes(init)
-                barrier = ir.Operation.create("util.optimization_barrier",
-                                              results=[init.type], operands=[init]).result
-                loop.operands[i] = _tie_shape(barrier, sizes) if sizes else barrier
+                loop.operands[i] = _behind_barrier(init, sizes)
             shielded += 1
             if loop.name != "scf.for" or not sizes:
                 continue
@@ -282,9 +284,6 @@ def shield_gathered_slices(func: ir.Operation) -> int:
         if source not in shielded:
             producer = source.owner
             with ir.InsertionPoint.after(producer), producer.location:
-                barrier = ir.Operation.create("util.optimization_barrier",
-                                              results=[source.type], operands=[source]).result
-                sizes = _dynamic_sizes(source)
-                shielded[source] = _tie_shape(barrier, sizes) if sizes else barrier
+                shielded[source] = _behind_barrier(source, _dynamic_sizes(source))
         read.operands[0] = shielded[source]
     return len(shielded)
