@@ -152,3 +152,28 @@ func.func @gather_from_offset(%table: tensor<?x?xf32> {symshape.axes = #symshape
       slice_sizes [1, 1] : (tensor<?x?xf32>, tensor<?x1xi64>) -> tensor<?x?xf32>
   return %g : tensor<?x?xf32>
 }
+
+// -----
+
+// An empty slice may start at the end of an axis; IREE 3.13 rejects it once
+// the offset folds to a constant equal to a static extent. On a static axis
+// a run-time offset becomes 0 where the slice is empty there, and a static
+// size 0 takes the offset 0.
+// CHECK-LABEL: func.func @empty_at_end
+// CHECK-SAME:    (%[[X:.*]]: tensor<3x?xf32>, %[[K:.*]]: index, %[[L:.*]]: index, %[[J:.*]]: index)
+// CHECK:         %[[EMPTY:.*]] = arith.cmpi eq, %[[L]], %[[Z:.*]] : index
+// CHECK-NEXT:    %[[AT:.*]] = arith.select %[[EMPTY]], %[[Z]], %[[K]] : index
+// CHECK-NEXT:    %[[S:.*]] = tensor.extract_slice %[[X]][%[[AT]], %[[J]]] [%[[L]], 2] [1, 1] : tensor<3x?xf32> to tensor<?x2xf32>
+// CHECK:         %[[EMPTY2:.*]] = arith.cmpi eq, %[[L]], %[[Z2:.*]] : index
+// CHECK-NEXT:    %[[AT2:.*]] = arith.select %[[EMPTY2]], %[[Z2]], %[[K]] : index
+// CHECK-NEXT:    tensor.insert_slice %[[S]] into %[[X]][%[[AT2]], 0] [%[[L]], 2] [1, 1] : tensor<?x2xf32> into tensor<3x?xf32>
+// CHECK:         tensor.extract_slice %[[X]][%c0{{(_[0-9]+)?}}, %[[J]]] [0, 2] [1, 1] : tensor<3x?xf32> to tensor<0x2xf32>
+// CHECK:         return
+func.func @empty_at_end(%x: tensor<3x?xf32> {symshape.axes = #symshape.shape<[3, n]>},
+                        %k: index, %len: index, %j: index)
+    -> (tensor<?x2xf32>, tensor<3x?xf32>, tensor<0x2xf32>) {
+  %s = tensor.extract_slice %x[%k, %j] [%len, 2] [1, 1] : tensor<3x?xf32> to tensor<?x2xf32>
+  %w = tensor.insert_slice %s into %x[%k, 0] [%len, 2] [1, 1] : tensor<?x2xf32> into tensor<3x?xf32>
+  %none = tensor.extract_slice %x[%k, %j] [0, 2] [1, 1] : tensor<3x?xf32> to tensor<0x2xf32>
+  return %s, %w, %none : tensor<?x2xf32>, tensor<3x?xf32>, tensor<0x2xf32>
+}

@@ -336,6 +336,22 @@ PROGRAMS: dict[str, Program] = {
         lambda y, k: (y, (int(k) + 1) * y[:, : y.shape[1] // 2]),
         scalars=("k",),
     ),
+    # Empty slices that start at the end of a static axis (slices.mlir).
+    "past_end": Program(
+        "slices.mlir",
+        "past_end",
+        ({"n": 3}, {"n": 1}, {"n": 0}),
+        lambda rng, b: (_normal(rng, (2, b["n"])),),
+        lambda x: (x[2:], x),
+    ),
+    "tail": Program(
+        "slices.mlir",
+        "tail",
+        ({"n": 4, "k": 0}, {"n": 4, "k": 2}, {"n": 2, "k": 3}, {"n": 0, "k": 1}),
+        lambda rng, b: (_normal(rng, (3, b["n"])), np.array(b["k"], np.int64)),
+        lambda x, k: (x[int(k):],),
+        scalars=("k",),
+    ),
 }
 """Every end-to-end program, by test id."""
 

@@ -29,6 +29,7 @@ from symshape_mlir.walk import collect_ops
 
 __all__ = [
     "insert_upper_bound_hints",
+    "shield_empty_slice_offsets",
     "shield_gathered_slices",
     "shield_loop_inits",
     "shield_static_casts",
@@ -287,3 +288,60 @@ def shield_gathered_slices(func: ir.Operation) -> int:
                 shielded[source] = _behind_barrier(source, _dynamic_sizes(source))
         read.operands[0] = shielded[source]
     return len(shielded)
+
+
+def _static_extent(value: ir.Value, axis: int) -> int | None:
+    """The static extent of ``value`` on ``axis``, looking through casts (IREE
+    folds a cast from a more static type into the op that reads it)."""
+    while True:
+        type_ = ir.RankedTensorType(value.type)
+        if not type_.is_dynamic_dim(axis):
+            return type_.get_dim_size(axis)
+        owner = value.owner
+        if not (isinstance(owner, ir.OpView) and owner.name == "tensor.cast"):
+            return None
+        value = owner.operands[0]
+
+
+def shield_empty_slice_offsets(func: ir.Operation) -> int:
+    """Makes each run-time slice offset on an axis of static extent 0 when
+    the slice is empty there; returns how many offsets it rewrote.
+
+    An empty slice may start at the extent itself (``%t[1] [0]`` of a
+    ``tensor<1xf32>``). Once IREE 3.13 folds such an offset to a constant,
+    its in-bounds check rejects the slice (``offset 0 is out-of-bounds: 1 >=
+    1``); where nothing is read or written the offset does not matter, so
+    it becomes 0 there:
+
+    .. code-block:: mlir
+
+        %empty = arith.cmpi eq, %len, %c0 : index
+        %at = arith.select %empty, %c0, %off : index
+        %s = tensor.extract_slice %t[%at] [%len] [1] : tensor<1xf32> to tensor<?xf32>
+    """
+    slices = collect_ops(func, lambda op: op.name in ("tensor.extract_slice",
+                                                       "tensor.insert_slice"))
+    dynamic = ir.ShapedType.get_dynamic_size()
+    index = ir.IndexType.get()
+    rewritten = 0
+    for op in slices:
+        first = 1 if op.name == "tensor.extract_slice" else 2
+        sliced = op.operands[first - 1]
+        offsets = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
+        sizes = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
+        offset_at = first
+        size_at = first + offsets.count(dynamic)
+        for axis, (offset, size) in enumerate(zip(offsets, sizes)):
+            if (offset == dynamic and size in (0, dynamic)
+                    and _static_extent(sliced, axis) is not None):
+                with ir.InsertionPoint(op), op.location:
+                    zero = arith.ConstantOp(index, 0).result
+                    at = zero
+                    if size == dynamic:
+                        empty = arith.CmpIOp(arith.CmpIPredicate.eq, op.operands[size_at], zero)
+                        at = arith.SelectOp(empty, zero, op.operands[offset_at]).result
+                    op.operands[offset_at] = at
+                rewritten += 1
+            offset_at += offset == dynamic
+            size_at += size == dynamic
+    return rewritten

@@ -23,6 +23,7 @@ from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, location_text
 from symshape_mlir.lowering.hints import (
     insert_upper_bound_hints,
+    shield_empty_slice_offsets,
     shield_gathered_slices,
     shield_loop_inits,
     shield_static_casts,
@@ -181,5 +182,6 @@ def resolve_module(
             if target == "iree":
                 tie_branch_results(func)
                 shield_gathered_slices(func)
+                shield_empty_slice_offsets(func)
         strip_annotations(module, arguments=True)
         _check_clean(module)

@@ -1,0 +1,33 @@
+// Slices that are empty at the very end of an axis of static extent: the
+// offset equals the extent, which is valid only because nothing is read or
+// written (IREE 3.13 rejects it once the offset is a folded constant;
+// symshape-resolve{target=iree} shields it, see lowering/hints.py).
+// Reference: `x[2:]` and `x` for @past_end; `x[k:]` for @tail.
+
+// The rows of %x after its 2 static rows (none), and an empty block written
+// there.
+func.func @past_end(%x: tensor<2x?xf32> {symshape.axes = #symshape.shape<[2, n]>})
+    -> (tensor<?x?xf32>, tensor<2x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %rows = tensor.dim %x, %c0 : tensor<2x?xf32>
+  %left = arith.subi %rows, %c2 : index
+  %cols = tensor.dim %x, %c1 : tensor<2x?xf32>
+  %s = tensor.extract_slice %x[%c2, 0] [%left, %cols] [1, 1] : tensor<2x?xf32> to tensor<?x?xf32>
+  %w = tensor.insert_slice %s into %x[%c2, 0] [%left, %cols] [1, 1] : tensor<?x?xf32> into tensor<2x?xf32>
+  return %s, %w : tensor<?x?xf32>, tensor<2x?xf32>
+}
+
+// The rows of %x from row %k on, %k in [0, 3].
+func.func @tail(%x: tensor<3x?xf32> {symshape.axes = #symshape.shape<[3, n]>},
+                %k: tensor<i64>) -> tensor<?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %kv = tensor.extract %k[] : tensor<i64>
+  %start = arith.index_cast %kv : i64 to index
+  %left = arith.subi %c3, %start : index
+  %cols = tensor.dim %x, %c1 : tensor<3x?xf32>
+  %s = tensor.extract_slice %x[%start, 0] [%left, %cols] [1, 1] : tensor<3x?xf32> to tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
