@@ -123,3 +123,18 @@ func.func @window_sum(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, 
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// Elements 3, 2, 1, ... of %x read backwards through -d0 + 3, as many as %k
+// says: the window must start at index 0 or later and end within %x.
+#reverse_in = affine_map<(d0) -> (-d0 + 3)>
+#reverse_out = affine_map<(d0) -> (d0)>
+func.func @window_reverse(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %kv = tensor.extract %k[] : tensor<i64>
+  %len = arith.index_cast %kv : i64 to index
+  %init = tensor.empty(%len) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#reverse_in, #reverse_out], iterator_types = ["parallel"]} ins(%x : tensor<?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -289,6 +289,47 @@ func.func @window_past_the_end(%x: tensor<?xf32> {symshape.axes = #symshape.shap
 
 // -----
 
+// A window through a non-linear map is range-checked too: d0 floordiv 2 over
+// 2 * n + 2 iterations reads indices 0 to n of an n-element operand.
+#half_in = affine_map<(d0) -> (d0 floordiv 2)>
+#half_out = affine_map<(d0) -> (d0)>
+func.func @halved_window_past_the_end(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %twice = arith.muli %n, %c2 : index
+  %m = arith.addi %twice, %c2 : index
+  %init = tensor.empty(%m) : tensor<?xf32>
+  // expected-error @below {{'linalg.generic' op the window of operand #0 axis 0 (d0 floordiv 2) lies within the operand extent: n + 1 exceeds n}}
+  %r = linalg.generic {indexing_maps = [#half_in, #half_out], iterator_types = ["parallel"]} ins(%x : tensor<?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A window with a negative coefficient reads backwards: -d0 + 2 over n + 4
+// iterations reaches index -n - 1.
+#back_in = affine_map<(d0) -> (-d0 + 2)>
+#back_out = affine_map<(d0) -> (d0)>
+func.func @reversed_window_before_the_start(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %m = arith.addi %n, %c4 : index
+  %init = tensor.empty(%m) : tensor<?xf32>
+  // expected-error @below {{'linalg.generic' op the window of operand #0 axis 0 (-d0 + 2) starts at index 0 or later: 0 exceeds -n - 1}}
+  %r = linalg.generic {indexing_maps = [#back_in, #back_out], iterator_types = ["parallel"]} ins(%x : tensor<?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
 // A division by the constant 0 fails wherever it runs: an error, not a guard.
 func.func @divide_by_constant_zero(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}) -> !symshape.extent {
   %zero = symshape.const 0

@@ -331,13 +331,14 @@ func.func @window_over_bound(%x: tensor<?xf32> {symshape.axes = #symshape.shape<
 
 // -----
 
-// A map result that is not a sum of loops (d0 mod 4) needs an exact extent.
+// A window through a non-linear map (d0 mod 4, 8 iterations) reads indices 0
+// to 3: the operand needs a true extent of at least 4.
 #mod_in = affine_map<(d0) -> (d0 mod 4)>
 #mod_out = affine_map<(d0) -> (d0)>
 func.func @modular_read_over_bound(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>, %init: tensor<8xf32>) -> tensor<8xf32> {
   // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
   %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
-  // expected-error @below {{'linalg.generic' op operand #0 axis 0 (d0 mod 4) extent needs an exact extent, got upper bound 'n'}}
+  // expected-error @below {{'linalg.generic' op cannot establish that the window of operand #0 axis 0 (d0 mod 4) lies within the operand extent: it needs exact extents, got exact '4' and upper bound 'n'}}
   %r = linalg.generic {indexing_maps = [#mod_in, #mod_out], iterator_types = ["parallel"]} ins(%t : tensor<?xf32>) outs(%init : tensor<8xf32>) {
   ^bb0(%a: f32, %acc: f32):
     linalg.yield %a : f32

@@ -3,7 +3,7 @@
 ``test/e2e/contract_checks.mlir`` uses an upper bound where a true size is
 needed through each path the contract guards (elementwise operands, linalg
 inits without indexing maps, reductions, static casts, slices, insertions,
-expand_shape, calls sharing a callee axis, a window read through an affine map)
+expand_shape, calls sharing a callee axis, windows read through affine maps)
 and a scalar used as a size. It
 is resolved with ``symshape-verify-contract{mode=defer}`` and compiled for
 llvm-cpu once. Every call runs in a child process (a crash would be a test
@@ -77,6 +77,9 @@ CASES: dict[str, tuple[Reference, list[tuple[int, int]], list[tuple[int, int]], 
                     "size of result axis 0 is non-negative"),
     "window_sum": (lambda x, k: x[:-1] + x[1:], [(5, 5), (1, 3)], [(5, 4), (5, 0)],
                    "the window of operand #0 axis 0 (d0 + d1) lies within the operand extent"),
+    # k = 0 reads nothing, whatever n is; k = 5 reads index -1, n = 3 index 3.
+    "window_reverse": (lambda x, k: x[3 - np.arange(k)], [(4, 4), (6, 2), (2, 0)],
+                       [(8, 5), (3, 2)], "the window of operand #0 axis 0 (-d0 + 3)"),
 }
 
 

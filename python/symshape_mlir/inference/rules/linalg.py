@@ -30,17 +30,18 @@ fresh symbol adopts the other extent), and provably different ones — or two
 different named axes — are a :class:`ShapeInferenceError` naming the loop,
 both operands and both axes.
 
-A map result that is a sum of loops with non-negative coefficients and a
-non-negative constant (``d2 * 2 + d5``: a strided, dilated window of a
-convolution or a pooling; a constant ``0`` reading a broadcast axis) reads
-up to ``c0 + sum(c * (loop - 1))``: that index plus one must be at most the
-operand's extent, an ``at_most`` obligation whose extent must be a true size
-(proven, checked at run time, or a violation for an upper bound); upper
-bounds on the loops bound what is read. The obligation does not look at
-empty loops (then nothing is read), so a call with an empty loop can fail
-the check although it reads nothing. Any other map result (``d0 mod 4``,
-``-d0 + 3``, a loop no operand axis iterates) needs the operand's extent
-exact; the index it reads is not checked.
+A map result that is not a plain loop (``d2 * 2 + d5``: a strided, dilated
+window of a convolution or a pooling; a constant ``0`` reading a broadcast
+axis; ``-d0 + 3`` reading backwards; ``d0 floordiv 2``, ``d0 mod 4``) reads
+the indices of its :class:`IndexRange`: one past the greatest must be at
+most the operand's extent, an ``at_most`` obligation whose extent must be a
+true size (proven, checked at run time, or a violation for an upper bound);
+upper bounds on the loops bound what is read. Where the least index can be
+negative it must be ``>= 0`` too. A call in which some loop is empty reads
+nothing and passes the run-time checks; the compile-time proof does not
+look at empty loops. A map result over a loop that no operand axis
+iterates needs the operand's extent exact and is not range-checked (linalg
+itself cannot size such a loop).
 
 .. code-block:: mlir
 
@@ -51,11 +52,11 @@ exact; the index it reads is not checked.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from mlir import ir
 
+from symshape_mlir.extent.canon import ceildiv, floordiv, minimum
 from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 from symshape_mlir.inference.facts import ValueFacts
@@ -103,36 +104,87 @@ _LOOP_NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-Linear = tuple[tuple[tuple[int, int], ...], int]
-"""``(((loop, coefficient), ...), constant)``: a sum of loops."""
+class IndexRange:
+    """The least and the greatest index an affine map result reads, as
+    expressions over the extents of the loops it reads.
 
+    With every loop ``d`` in ``[0, e_d - 1]``, sums and constant factors
+    take the ends of their operands' ranges (a negative factor swaps them);
+    ``floordiv`` and ``ceildiv`` by a positive constant are monotone; ``mod
+    c`` lies in ``[0, c - 1]``, and below the greatest index of its operand
+    when that operand cannot be negative. The greatest index never
+    decreases and the least never increases as a loop grows, so upper
+    bounds on the loops bound what is read.
 
-def _linear(expr: ir.AffineExpr) -> Linear | None:
-    """``expr`` as a sum of loops with non-negative coefficients and a
-    non-negative constant, or ``None``."""
-    terms: dict[int, int] = {}
-    constant = 0
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, ir.AffineAddExpr):
-            stack += [e.lhs, e.rhs]
-        elif isinstance(e, ir.AffineDimExpr):
-            terms[e.position] = terms.get(e.position, 0) + 1
-        elif isinstance(e, ir.AffineConstantExpr):
-            constant += e.value
-        elif (isinstance(e, ir.AffineMulExpr) and isinstance(e.lhs, ir.AffineDimExpr)
-              and isinstance(e.rhs, ir.AffineConstantExpr)):
-            terms[e.lhs.position] = terms.get(e.lhs.position, 0) + e.rhs.value
-        else:
+    Example: ``-d0 + d1 floordiv 2 + 3`` over ``e0``, ``e1`` reads
+    ``[3 - (e0 - 1), (e1 - 1) floordiv 2 + 3]``.
+    """
+
+    def __init__(self, loops: frozenset[int], low: _Bound, high: _Bound, nonneg: bool) -> None:
+        self.loops = tuple(sorted(loops))
+        self._low, self._high = low, high
+        self.nonneg = nonneg
+        """Whether the least index is ``>= 0`` whatever the loop extents."""
+
+    def low(self, *extents: Expr) -> Expr:
+        """The least index read, given the extents of :attr:`loops` in order."""
+        return self._low(dict(zip(self.loops, extents, strict=True)))
+
+    def reach(self, *extents: Expr) -> Expr:
+        """One past the greatest index read, given the extents of :attr:`loops`."""
+        return self._high(dict(zip(self.loops, extents, strict=True))) + 1
+
+    @staticmethod
+    def of(expr: ir.AffineExpr) -> IndexRange | None:
+        """The range of ``expr``; ``None`` for a symbol or a divisor that is
+        not a positive constant."""
+        if isinstance(expr, ir.AffineDimExpr):
+            d = expr.position
+            return IndexRange(frozenset((d,)), lambda e: Const(0), lambda e: e[d] - 1, True)
+        if isinstance(expr, ir.AffineConstantExpr):
+            c = expr.value
+            return IndexRange(frozenset(), lambda e: Const(c), lambda e: Const(c), c >= 0)
+        if not isinstance(expr, ir.AffineBinaryExpr):
             return None
-    if constant < 0 or any(c < 0 for c in terms.values()):
+        lhs = IndexRange.of(expr.lhs)
+        if isinstance(expr, ir.AffineAddExpr):
+            rhs = IndexRange.of(expr.rhs)
+            if lhs is None or rhs is None:
+                return None
+            return IndexRange(frozenset(lhs.loops + rhs.loops),
+                              lambda e: lhs._low(e) + rhs._low(e),
+                              lambda e: lhs._high(e) + rhs._high(e), lhs.nonneg and rhs.nonneg)
+        if lhs is None or not isinstance(expr.rhs, ir.AffineConstantExpr):
+            return None
+        c = expr.rhs.value
+        loops = frozenset(lhs.loops)
+        if isinstance(expr, ir.AffineMulExpr):
+            if c >= 0:
+                return IndexRange(loops, lambda e: lhs._low(e) * c,
+                                  lambda e: lhs._high(e) * c, lhs.nonneg)
+            return IndexRange(loops, lambda e: lhs._high(e) * c,
+                              lambda e: lhs._low(e) * c, False)
+        if c <= 0:
+            return None
+        if isinstance(expr, ir.AffineFloorDivExpr):
+            return IndexRange(loops, lambda e: floordiv(lhs._low(e), c),
+                              lambda e: floordiv(lhs._high(e), c), lhs.nonneg)
+        if isinstance(expr, ir.AffineCeilDivExpr):
+            return IndexRange(loops, lambda e: ceildiv(lhs._low(e), c),
+                              lambda e: ceildiv(lhs._high(e), c), lhs.nonneg)
+        if isinstance(expr, ir.AffineModExpr):
+            if lhs.nonneg:
+                return IndexRange(loops, lambda e: Const(0),
+                                  lambda e: minimum(lhs._high(e), c - 1), True)
+            return IndexRange(loops, lambda e: Const(0), lambda e: Const(c - 1), True)
         return None
-    return tuple(sorted(terms.items())), constant
 
 
-Window = tuple[int, int, str, Linear | None]
-"""``(operand, axis, text, linear form or None)`` of a map result that is not a plain loop."""
+_Bound = Callable[[Mapping[int, Expr]], Expr]
+"""An end of an :class:`IndexRange`, from the extent of each loop read."""
+
+Window = tuple[int, int, str, IndexRange | None]
+"""``(operand, axis, text, range or None)`` of a map result that is not a plain loop."""
 
 
 def _decoded_maps(
@@ -148,7 +200,7 @@ def _decoded_maps(
             tuple(r.position if isinstance(r, ir.AffineDimExpr) else -1 for r in m.results)
             for m in maps)
         windows = tuple(
-            (index, axis, str(r), _linear(r))
+            (index, axis, str(r), IndexRange.of(r))
             for index, m in enumerate(maps) for axis, r in enumerate(m.results)
             if not isinstance(r, ir.AffineDimExpr))
         decoded = cache[attr] = (loops, windows)
@@ -163,18 +215,13 @@ def _maps_attribute(op: ir.Operation) -> ir.Attribute | None:
     return None
 
 
-def _reach(coefficients: tuple[int, ...], constant: int, *extents: Expr) -> Expr:
-    """One past the largest index ``constant + sum(c * loop)`` reads, loops of ``extents``."""
-    total: Expr = Const(constant + 1)
-    for c, e in zip(coefficients, extents, strict=True):
-        total = total + (e - 1) * c
-    return total
-
-
 def _check_windows(
     op: ir.Operation, state: InferenceState, shapes: list, loops: Loops
 ) -> None:
-    """Records that every map result that is not a plain loop reads within its operand axis."""
+    """Records that every map result that is not a plain loop reads within its
+    operand axis: from index 0 (unless it cannot be negative) to one below the
+    extent. A call where some loop is empty reads nothing and passes the
+    run-time checks."""
     attr = _maps_attribute(op)
     if attr is None:
         return
@@ -187,27 +234,36 @@ def _check_windows(
         for axis, loop in enumerate(axes or ()):
             if loop >= 0:
                 plain.setdefault(loop, (index, axis))
-    for index, axis, text, linear in windows:
+    nothing_read = tuple(Compare("le", Quantity.dim(operands[i], a), Quantity.const(0))
+                         for i, a in plain.values())
+    for index, axis, text, reads in windows:
         extent = shapes[index][axis]
         field = f"operand #{index} axis {axis} ({text})"
         origin = state.facts_of(operands[index]).origin(axis)
-        if linear is None or any(loop not in plain for loop, _ in linear[0]):
+        if reads is None or any(loop not in plain for loop in reads.loops):
             state.require_exact(extent, op, f"{field} extent", origin=origin)
             continue
-        terms, constant = linear
-        sources = [plain[loop] for loop, _ in terms]
-        reach = functools.partial(_reach, tuple(c for _, c in terms), constant)
+        sources = [plain[loop] for loop in reads.loops]
         loop_extents = [shapes[i][a] for i, a in sources]
-        # The reach grows with every loop extent: bounds on them bound it.
+        dims = [Quantity.dim(operands[i], a) for i, a in sources]
+        known = all(e.expr is not None for e in loop_extents)
+        exact = known and all(e.is_exact for e in loop_extents)
         need: ShapeExtent = UNKNOWN
-        if all(e.expr is not None for e in loop_extents):
-            total = reach(*(e.expr for e in loop_extents))
-            need = Exact(total) if all(e.is_exact for e in loop_extents) else UpperBound(total)
+        if known:
+            total = reads.reach(*(e.expr for e in loop_extents))
+            need = Exact(total) if exact else UpperBound(total)
         state.require_at_most(
             need, extent, op, f"the window of {field} lies within the operand extent",
-            (Compare("le", Quantity.of(reach, *(Quantity.dim(operands[i], a) for i, a in sources)),
-                     Quantity.dim(operands[index], axis)),),
+            (Compare("le", Quantity.of(reads.reach, *dims), Quantity.dim(operands[index], axis)),
+             *nothing_read),
             origin)
+        if not reads.nonneg:
+            # Only a true least index proves that nothing before 0 is read.
+            least = Exact(reads.low(*(e.expr for e in loop_extents))) if exact else UNKNOWN
+            state.require_at_most(
+                Exact(Const(0)), least, op, f"the window of {field} starts at index 0 or later",
+                (Compare("le", Quantity.const(0), Quantity.of(reads.low, *dims)), *nothing_read),
+                origin)
 
 
 def _kept(rank: int, dropped: Sequence[int]) -> tuple[int, ...]:
