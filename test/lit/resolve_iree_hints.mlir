@@ -177,3 +177,27 @@ func.func @empty_at_end(%x: tensor<3x?xf32> {symshape.axes = #symshape.shape<[3,
   %none = tensor.extract_slice %x[%k, %j] [0, 2] [1, 1] : tensor<3x?xf32> to tensor<0x2xf32>
   return %s, %w, %none : tensor<?x2xf32>, tensor<3x?xf32>, tensor<0x2xf32>
 }
+
+// -----
+
+// IREE 3.13 re-derives the sizes of a general reshape, or of a split after
+// a reshape, as if no size could be 0: run-time target sizes go through a
+// barrier; constant ones stay visible.
+// CHECK-LABEL: func.func @reshape_sizes
+// CHECK:         %[[N:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[N]]) : (i64) -> i64
+// CHECK:         %[[S:.*]] = tensor.from_elements %[[B]], %{{.*}} : tensor<2xi64>
+// CHECK:         tensor.reshape %{{.*}}(%[[S]])
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape
+// CHECK:         %[[R:.*]] = "util.optimization_barrier"(%{{.*}}) : (index) -> index
+// CHECK:         tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [%[[R]], 4]
+func.func @reshape_sizes(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[rows, cols]>},
+                         %y: tensor<?x4xf32> {symshape.axes = #symshape.shape<[n, 4]>})
+    -> (tensor<?x2xf32>, tensor<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %r = symshape.reshape %x to [dim(0, 0) * dim(0, 1) floordiv 2, 2] : (tensor<?x?xf32>) -> tensor<?x2xf32>
+  %n = tensor.dim %y, %c0 : tensor<?x4xf32>
+  %flat = tensor.collapse_shape %y [[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
+  %back = tensor.expand_shape %flat [[0, 1]] output_shape [%n, 4] : tensor<?xf32> into tensor<?x4xf32>
+  return %r, %back : tensor<?x2xf32>, tensor<?x4xf32>
+}

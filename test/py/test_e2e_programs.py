@@ -230,6 +230,16 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["batch"], 24)),),
         lambda y: (y.reshape(y.shape[0] * 6, 4),),
     ),
+    **{
+        name: Program(
+            "reshape_zero.mlir",
+            name,
+            ({"rows": 3, "cols": 3}, {"rows": 0, "cols": 4}, {"rows": 0, "cols": 0}),
+            lambda rng, b: (_normal(rng, (b["rows"], b["cols"])),),
+            lambda x: (x.reshape(x.shape[0], x.shape[0]),),
+        )
+        for name in ("square", "square_upstream")
+    },
     "broadcast": Program(
         "broadcast.mlir",
         "broadcast",

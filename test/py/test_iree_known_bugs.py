@@ -143,3 +143,27 @@ func.func @f(%x: tensor<2x?xf32>) -> tensor<?x?xf32> {
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 rejects an empty slice at the end of an axis")
 def test_empty_slice_at_end() -> None:
     backend.compile_module(EMPTY_SLICE_AT_END, "llvm-cpu")
+
+
+# A reshape of a rows x cols tensor to [rows, rows]: valid when rows == cols,
+# or when rows == 0 (no elements either way). IREE re-derives the target as
+# if no size could be 0 and returns rows x cols: for a 0 x 4 input, a 0 x 4
+# result. `symshape-resolve{target=iree}` passes such run-time target sizes
+# through a barrier (`shield_reshape_sizes`); test/e2e/reshape_zero.mlir
+# runs the shielded form.
+RESHAPE_TO_SQUARE = """
+func.func @f(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = arith.index_cast %rows : index to i64
+  %shape = tensor.from_elements %n, %n : tensor<2xi64>
+  %r = tensor.reshape %x(%shape) : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 reshapes 0 x 4 to [0, 0] as 0 x 4")
+def test_reshape_to_square_of_nothing() -> None:
+    module = backend.load(backend.compile_module(RESHAPE_TO_SQUARE, "llvm-cpu"), "local-sync")
+    assert np.asarray(module.invoke("f", np.zeros((0, 4), np.float32))).shape == (0, 0)

@@ -25,6 +25,7 @@ from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
 from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.lowering.index_builder import IndexBuilder
 from symshape_mlir.walk import collect_ops
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "shield_empty_slice_offsets",
     "shield_gathered_slices",
     "shield_loop_inits",
+    "shield_reshape_sizes",
     "shield_static_casts",
     "tie_branch_results",
 ]
@@ -63,8 +65,7 @@ def _tie_shape(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
 def _behind_barrier(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
     """``value`` through ``util.optimization_barrier``, tied to ``sizes`` (its
     dynamic sizes) so that IREE still knows them."""
-    barrier = ir.Operation.create("util.optimization_barrier", results=[value.type],
-                                  operands=[value]).result
+    barrier = _barrier(value)
     return _tie_shape(barrier, sizes) if sizes else barrier
 
 
@@ -345,3 +346,60 @@ def shield_empty_slice_offsets(func: ir.Operation) -> int:
             offset_at += offset == dynamic
             size_at += size == dynamic
     return rewritten
+
+
+def _barrier(value: ir.Value) -> ir.Value:
+    return ir.Operation.create("util.optimization_barrier", results=[value.type],
+                               operands=[value]).result
+
+
+def _is_reshaped(value: ir.Value) -> bool:
+    """Whether ``value`` comes from a reshape, possibly cast."""
+    owner = value.owner
+    while isinstance(owner, ir.OpView) and owner.name == "tensor.cast":
+        owner = owner.operands[0].owner
+    return isinstance(owner, ir.OpView) and owner.name in (
+        "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape")
+
+
+def _is_constant_size(value: ir.Value) -> bool:
+    """Whether ``value`` is a constant, possibly cast from ``index``."""
+    owner = value.owner
+    if isinstance(owner, ir.OpView) and owner.name == "arith.index_cast":
+        value = owner.operands[0]
+    return IndexBuilder.constant_of(value) is not None
+
+
+def shield_reshape_sizes(func: ir.Operation) -> int:
+    """Passes the run-time target sizes of each ``tensor.reshape``, and of
+    each ``tensor.expand_shape`` of a reshaped tensor, through
+    ``util.optimization_barrier``; returns how many sizes.
+
+    IREE 3.13 re-derives the sizes of such a reshape from the element count
+    as if no axis could be 0: reshaping a ``0 x 4`` tensor to ``[rows,
+    rows]`` (``0 x 0``) returned a ``0 x 4`` result. Sizes it cannot look
+    through are taken as given:
+
+    .. code-block:: mlir
+
+        %n = arith.index_cast %rows : index to i64
+        %b = "util.optimization_barrier"(%n) : (i64) -> i64
+        %s = tensor.from_elements %b, %b : tensor<2xi64>
+        %r = tensor.reshape %x(%s) : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+    """
+    shielded = 0
+    for op in collect_ops(func, lambda op: op.name == "tensor.reshape" or (
+            op.name == "tensor.expand_shape" and _is_reshaped(op.operands[0]))):
+        if op.name == "tensor.reshape":
+            shape = op.operands[1].owner
+            if not (isinstance(shape, ir.OpView) and shape.name == "tensor.from_elements"):
+                continue
+            sizes, first = shape, 0
+        else:
+            sizes, first = op, 1
+        for i in range(first, len(sizes.operands)):
+            if not _is_constant_size(sizes.operands[i]):
+                with ir.InsertionPoint(sizes), sizes.location:
+                    sizes.operands[i] = _barrier(sizes.operands[i])
+                shielded += 1
+    return shielded

@@ -26,6 +26,7 @@ from symshape_mlir.lowering.hints import (
     shield_empty_slice_offsets,
     shield_gathered_slices,
     shield_loop_inits,
+    shield_reshape_sizes,
     shield_static_casts,
     tie_branch_results,
 )
@@ -183,5 +184,6 @@ def resolve_module(
                 tie_branch_results(func)
                 shield_gathered_slices(func)
                 shield_empty_slice_offsets(func)
+                shield_reshape_sizes(func)
         strip_annotations(module, arguments=True)
         _check_clean(module)
