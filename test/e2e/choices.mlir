@@ -1,9 +1,11 @@
-// Choices between tensors of different run-time sizes, and a loop starting
-// from a slice while another result copies the whole input: IREE 3.13
-// miscompiles both in plain upstream form (symshape-resolve{target=iree}
-// shields them; see python/symshape_mlir/lowering/hints.py).
+// Choices between tensors of different run-time sizes, a loop starting
+// from a slice while another result copies the whole input, and an
+// insertion into a tensor a loop starts from: IREE 3.13 miscompiles each in
+// plain upstream form (symshape-resolve{target=iree} shields them; see
+// python/symshape_mlir/lowering/hints.py).
 // Reference: `x if k > 0 else y` for @choose and @branch; `y` and
-// `(k + 1) * y[:, :cols // 2]` for @loop_from_slice.
+// `(k + 1) * y[:, :cols // 2]` for @loop_from_slice; `ones(x.shape)` and
+// `(k + 1) * ones(x.shape)` for @insert_beside_loop.
 
 // A scalar-condition select: the whole of %x or the whole of %y.
 func.func @choose(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -66,4 +68,34 @@ func.func @loop_from_slice(%y: tensor<?x?xf32> {symshape.axes = #symshape.shape<
     scf.yield %next : tensor<?x?xf32>
   }
   return %full, %sum : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// %ins writes %ones over a copy of itself while a loop starts from that
+// copy and adds %ones %k times.
+func.func @insert_beside_loop(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[rows, cols]>},
+                              %k: tensor<i64>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %init = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %copy = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%ones : tensor<?x?xf32>) outs(%init : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?x?xf32>
+  %ins = tensor.insert_slice %ones into %copy[0, 0] [%rows, %cols] [1, 1]
+      : tensor<?x?xf32> into tensor<?x?xf32>
+  %kv = tensor.extract %k[] : tensor<i64>
+  %trips = arith.index_cast %kv : i64 to index
+  %sum = scf.for %i = %c0 to %trips step %c1 iter_args(%acc = %copy) -> (tensor<?x?xf32>) {
+    %next = arith.addf %acc, %ones : tensor<?x?xf32>
+    scf.yield %next : tensor<?x?xf32>
+  }
+  return %ins, %sum : tensor<?x?xf32>, tensor<?x?xf32>
 }

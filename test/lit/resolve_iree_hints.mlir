@@ -166,7 +166,7 @@ func.func @gather_from_offset(%table: tensor<?x?xf32> {symshape.axes = #symshape
 // CHECK-NEXT:    %[[S:.*]] = tensor.extract_slice %[[X]][%[[AT]], %[[J]]] [%[[L]], 2] [1, 1] : tensor<3x?xf32> to tensor<?x2xf32>
 // CHECK:         %[[EMPTY2:.*]] = arith.cmpi eq, %[[L]], %[[Z2:.*]] : index
 // CHECK-NEXT:    %[[AT2:.*]] = arith.select %[[EMPTY2]], %[[Z2]], %[[K]] : index
-// CHECK-NEXT:    tensor.insert_slice %[[S]] into %[[X]][%[[AT2]], 0] [%[[L]], 2] [1, 1] : tensor<?x2xf32> into tensor<3x?xf32>
+// CHECK:         tensor.insert_slice %[[S]] into %{{.*}}[%[[AT2]], 0] [%[[L]], 2] [1, 1] : tensor<?x2xf32> into tensor<3x?xf32>
 // CHECK:         tensor.extract_slice %[[X]][%c0{{(_[0-9]+)?}}, %[[J]]] [0, 2] [1, 1] : tensor<3x?xf32> to tensor<0x2xf32>
 // CHECK:         return
 func.func @empty_at_end(%x: tensor<3x?xf32> {symshape.axes = #symshape.shape<[3, n]>},
@@ -200,4 +200,32 @@ func.func @reshape_sizes(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r
   %flat = tensor.collapse_shape %y [[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
   %back = tensor.expand_shape %flat [[0, 1]] output_shape [%n, 4] : tensor<?xf32> into tensor<?x4xf32>
   return %r, %back : tensor<?x2xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// IREE 3.13 updated an insertion's destination in place although a loop
+// also started from it: the insertion returned zeros. An insertion into
+// anything but a fresh tensor.empty or another insertion reads its
+// destination through a barrier.
+// CHECK-LABEL: func.func @insert_beside_loop
+// CHECK:         %[[COPY:.*]] = linalg.copy
+// CHECK:         %[[EMPTY:.*]] = tensor.empty
+// CHECK:         %[[FIRST:.*]] = tensor.insert_slice %{{.*}} into %[[EMPTY]][0] [%{{.*}}] [1]
+// CHECK:         tensor.insert_slice %{{.*}} into %[[FIRST]][%{{.*}}] [%{{.*}}] [1]
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[COPY]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}}) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:         tensor.insert_slice %{{.*}} into %[[T]][0] [%{{.*}}] [1] : tensor<?xf32> into tensor<?xf32>
+func.func @insert_beside_loop(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>})
+    -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %init = tensor.empty(%n) : tensor<?xf32>
+  %copy = linalg.copy ins(%x : tensor<?xf32>) outs(%init : tensor<?xf32>) -> tensor<?xf32>
+  %twice = arith.addi %n, %n : index
+  %e = tensor.empty(%twice) : tensor<?xf32>
+  %first = tensor.insert_slice %x into %e[0] [%n] [1] : tensor<?xf32> into tensor<?xf32>
+  %cat = tensor.insert_slice %x into %first[%n] [%n] [1] : tensor<?xf32> into tensor<?xf32>
+  %r = tensor.insert_slice %x into %copy[0] [%n] [1] : tensor<?xf32> into tensor<?xf32>
+  return %cat, %r : tensor<?xf32>, tensor<?xf32>
 }

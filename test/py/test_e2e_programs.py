@@ -312,7 +312,7 @@ PROGRAMS: dict[str, Program] = {
         1e-4,
         data_tiling=False,
     ),
-    # IREE 3.13 miscompiles these three in plain upstream form (choices.mlir).
+    # IREE 3.13 miscompiles these in plain upstream form (choices.mlir).
     **{
         name: Program(
             "choices.mlir",
@@ -344,6 +344,18 @@ PROGRAMS: dict[str, Program] = {
         ),
         lambda rng, b: (_normal(rng, (b["rows"], b["cols"])), np.array(b["k"], np.int64)),
         lambda y, k: (y, (int(k) + 1) * y[:, : y.shape[1] // 2]),
+        scalars=("k",),
+    ),
+    "insert_beside_loop": Program(
+        "choices.mlir",
+        "insert_beside_loop",
+        (
+            {"rows": 2, "cols": 4, "k": 0},
+            {"rows": 2, "cols": 4, "k": 2},
+            {"rows": 0, "cols": 3, "k": 1},
+        ),
+        lambda rng, b: (_normal(rng, (b["rows"], b["cols"])), np.array(b["k"], np.int64)),
+        lambda x, k: (np.ones_like(x), (int(k) + 1) * np.ones_like(x)),
         scalars=("k",),
     ),
     # Empty slices that start at the end of a static axis (slices.mlir).

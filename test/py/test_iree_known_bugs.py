@@ -167,3 +167,45 @@ func.func @f(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 def test_reshape_to_square_of_nothing() -> None:
     module = backend.load(backend.compile_module(RESHAPE_TO_SQUARE, "llvm-cpu"), "local-sync")
     assert np.asarray(module.invoke("f", np.zeros((0, 4), np.float32))).shape == (0, 0)
+
+
+# An insertion over a copy of %ones while a loop also starts from that copy:
+# IREE updates the copy in place for both, and the insertion returns zeros.
+# `symshape-resolve{target=iree}` reads an insertion's destination through
+# a barrier (`shield_insert_destinations`); test/e2e/choices.mlir runs the
+# shielded form.
+INSERT_BESIDE_LOOP = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%x: tensor<?x?xf32>, %n: tensor<i32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %a = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %b = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%a, %b) : tensor<?x?xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %copy = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%ones : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %q = arith.addf %i, %zero : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  %ins = tensor.insert_slice %ones into %copy[0, 0] [%a, %b] [1, 1]
+      : tensor<?x?xf32> into tensor<?x?xf32>
+  %nv = tensor.extract %n[] : tensor<i32>
+  %trips = arith.index_cast %nv : i32 to index
+  %sum = scf.for %i = %c0 to %trips step %c1 iter_args(%acc = %copy) -> (tensor<?x?xf32>) {
+    %next = arith.addf %acc, %ones : tensor<?x?xf32>
+    scf.yield %next : tensor<?x?xf32>
+  }
+  return %ins, %sum : tensor<?x?xf32>, tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 updates an insertion's destination in place")
+def test_insert_beside_loop() -> None:
+    module = backend.load(backend.compile_module(INSERT_BESIDE_LOOP, "llvm-cpu"), "local-sync")
+    inserted, _ = module.invoke("f", np.zeros((2, 4), np.float32), np.array(1, np.int32))
+    np.testing.assert_array_equal(np.asarray(inserted), np.ones((2, 4), np.float32))

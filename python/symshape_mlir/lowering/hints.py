@@ -32,6 +32,7 @@ __all__ = [
     "insert_upper_bound_hints",
     "shield_empty_slice_offsets",
     "shield_gathered_slices",
+    "shield_insert_destinations",
     "shield_loop_inits",
     "shield_reshape_sizes",
     "shield_static_casts",
@@ -402,4 +403,35 @@ def shield_reshape_sizes(func: ir.Operation) -> int:
                 with ir.InsertionPoint(sizes), sizes.location:
                     sizes.operands[i] = _barrier(sizes.operands[i])
                 shielded += 1
+    return shielded
+
+
+def shield_insert_destinations(func: ir.Operation) -> int:
+    """Puts ``util.optimization_barrier`` (and its sizes) between each
+    dynamic ``tensor.insert_slice`` and its destination, unless that is a
+    fresh ``tensor.empty`` or the result of another insertion; returns how
+    many.
+
+    IREE 3.13 updates such a destination in place although a loop also
+    starts from it (after CSE merges two equal producers): the insertion
+    then returned zeros. Behind a barrier the update gets its own copy:
+
+    .. code-block:: mlir
+
+        %b = "util.optimization_barrier"(%dest) : (tensor<?xf32>) -> tensor<?xf32>
+        %t = "flow.tensor.tie_shape"(%b, %rows) : (tensor<?xf32>, index) -> tensor<?xf32>
+        %r = tensor.insert_slice %x into %t[0] [%rows] [1] : tensor<?xf32> into tensor<?xf32>
+    """
+    inserts = collect_ops(func, lambda op: op.name == "tensor.insert_slice"
+                          and _is_dynamic_tensor(op.operands[1].type))
+    shielded = 0
+    for insert in inserts:
+        dest = insert.operands[1]
+        owner = dest.owner
+        if isinstance(owner, ir.OpView) and owner.name in ("tensor.empty",
+                                                           "tensor.insert_slice"):
+            continue
+        with ir.InsertionPoint(insert), insert.location:
+            insert.operands[1] = _behind_barrier(dest, _dynamic_sizes(dest))
+        shielded += 1
     return shielded

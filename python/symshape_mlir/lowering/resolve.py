@@ -25,6 +25,7 @@ from symshape_mlir.lowering.hints import (
     insert_upper_bound_hints,
     shield_empty_slice_offsets,
     shield_gathered_slices,
+    shield_insert_destinations,
     shield_loop_inits,
     shield_reshape_sizes,
     shield_static_casts,
@@ -185,5 +186,6 @@ def resolve_module(
                 shield_gathered_slices(func)
                 shield_empty_slice_offsets(func)
                 shield_reshape_sizes(func)
+                shield_insert_destinations(func)
         strip_annotations(module, arguments=True)
         _check_clean(module)
