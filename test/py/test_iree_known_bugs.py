@@ -209,3 +209,36 @@ def test_insert_beside_loop() -> None:
     module = backend.load(backend.compile_module(INSERT_BESIDE_LOOP, "llvm-cpu"), "local-sync")
     inserted, _ = module.invoke("f", np.zeros((2, 4), np.float32), np.array(1, np.int32))
     np.testing.assert_array_equal(np.asarray(inserted), np.ones((2, 4), np.float32))
+
+
+# Two sums of the same operands in either order beside the doubled operand
+# they share: IREE returns `two` for `also` (2 * v where v + 2 * v is due).
+# Found by the soundness fuzzer as `wrong-value linalg.generic`; not
+# shielded: it needs no symshape op and no dynamic-shape feature beyond a
+# dynamic vector.
+SUMS_BESIDE_THEIR_OPERAND = """
+#map = affine_map<(d0) -> (d0)>
+func.func @f(%v: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %two = arith.addf %v, %v : tensor<?xf32>
+  %three = arith.addf %v, %two : tensor<?xf32>
+  %n = tensor.dim %two, %c0 : tensor<?xf32>
+  %init = tensor.empty(%n) : tensor<?xf32>
+  %also = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%two, %v : tensor<?xf32>, tensor<?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %q = arith.addf %a, %b : f32
+    linalg.yield %q : f32
+  } -> tensor<?xf32>
+  return %two, %three, %also : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 returns another result of a fused dispatch")
+def test_sums_beside_their_operand() -> None:
+    module = backend.load(backend.compile_module(SUMS_BESIDE_THEIR_OPERAND, "llvm-cpu"),
+                          "local-sync")
+    v = np.arange(5, dtype=np.float32)
+    _, _, also = module.invoke("f", v)
+    np.testing.assert_array_equal(np.asarray(also), 3 * v)
