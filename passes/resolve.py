@@ -29,7 +29,12 @@ class Resolve(ModulePass):
     ``symshape.*`` annotations and ``symshape.axes`` are removed; the output
     contains no symshape op, type or attribute. With ``target=iree``, dynamic
     axes bounded by a constant get ``util.assume.int`` /
-    ``flow.tensor.tie_shape`` hints (IREE ops, in generic form).
+    ``flow.tensor.tie_shape`` hints (IREE ops, in generic form), and the
+    forms IREE 3.13 is known to miscompile are shielded with
+    ``util.optimization_barrier``, ``flow.tensor.tie_shape`` or ``scf.if``
+    (checked casts, loop starts, tensor selects, gathered slices, empty
+    slices at the end of an axis, reshape sizes, insertion destinations;
+    see :mod:`symshape_mlir.lowering.hints`).
 
     Before::
 
@@ -51,7 +56,8 @@ class Resolve(ModulePass):
     summary = "Lower symshape ops and attributes to arith/tensor/linalg/cf"
 
     target: Literal["generic", "iree"] = option(
-        "generic", help="generic: upstream dialects only; iree: also util/flow upper-bound hints"
+        "generic", help="generic: upstream dialects only; iree: also util/flow upper-bound hints "
+        "and shields around known IREE 3.13 miscompiles"
     )
 
     def creates_unregistered_ops(self) -> bool:

@@ -1,5 +1,7 @@
 """What ``symshape-resolve{target=iree}`` adds for IREE: upper bounds as
-hints, and shields around IREE folds that would lose a run-time size.
+hints, and shields around forms IREE 3.13 miscompiles (each ``shield_*``
+function names its IREE failure; ``test/py/test_iree_known_bugs.py`` keeps
+an upstream-only reproducer of each).
 
 An upper bound is never a shape; when it is a constant it still tells IREE
 something useful. After an op whose result has a dynamic axis bounded by a
