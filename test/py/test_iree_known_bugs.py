@@ -14,6 +14,12 @@ import numpy as np
 import pytest
 
 from symshape_mlir import backend
+from symshape_mlir.backend import LoadedModule
+
+
+def _loaded(text: str, driver: str = "local-sync") -> LoadedModule:
+    """An upstream-only module compiled for llvm-cpu and loaded on ``driver``."""
+    return backend.load(backend.compile_module(text, "llvm-cpu"), driver)
 
 # A loop starts from a copy of a slice of %y (its first %k columns) while
 # another result copies all of %y. IREE's stream allocation gives both
@@ -62,8 +68,7 @@ func.func @f(%y: tensor<?x?xf32>, %k: tensor<i64>, %n: tensor<i32>)
 
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 gives a loop start and another result one buffer")
 def test_loop_start_shares_a_buffer() -> None:
-    compiled = backend.compile_module(LOOP_START_SHARES_A_BUFFER, "llvm-cpu")
-    module = backend.load(compiled, "local-task")
+    module = _loaded(LOOP_START_SHARES_A_BUFFER, "local-task")
     y = np.arange(10, dtype=np.float32).reshape(2, 5)
     full, total = module(y, np.array(2, np.int64), np.array(0, np.int32))
     np.testing.assert_array_equal(full, y)
@@ -87,8 +92,7 @@ func.func @f(%c: tensor<i1>, %a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf
 
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 sizes a tensor select from one operand")
 def test_select_of_dynamic_tensors() -> None:
-    compiled = backend.compile_module(SELECT_OF_DYNAMIC_TENSORS, "llvm-cpu")
-    module = backend.load(compiled, "local-sync")
+    module = _loaded(SELECT_OF_DYNAMIC_TENSORS)
     a, b = np.arange(2, dtype=np.float32), np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(module(np.array(False), a, b), b)
 
@@ -165,7 +169,7 @@ func.func @f(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 reshapes 0 x 4 to [0, 0] as 0 x 4")
 def test_reshape_to_square_of_nothing() -> None:
-    module = backend.load(backend.compile_module(RESHAPE_TO_SQUARE, "llvm-cpu"), "local-sync")
+    module = _loaded(RESHAPE_TO_SQUARE)
     assert np.asarray(module.invoke("f", np.zeros((0, 4), np.float32))).shape == (0, 0)
 
 
@@ -206,7 +210,7 @@ func.func @f(%x: tensor<?x?xf32>, %n: tensor<i32>) -> (tensor<?x?xf32>, tensor<?
 
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 updates an insertion's destination in place")
 def test_insert_beside_loop() -> None:
-    module = backend.load(backend.compile_module(INSERT_BESIDE_LOOP, "llvm-cpu"), "local-sync")
+    module = _loaded(INSERT_BESIDE_LOOP)
     inserted, _ = module.invoke("f", np.zeros((2, 4), np.float32), np.array(1, np.int32))
     np.testing.assert_array_equal(np.asarray(inserted), np.ones((2, 4), np.float32))
 
@@ -237,8 +241,7 @@ func.func @f(%v: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
 
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 returns another result of a fused dispatch")
 def test_sums_beside_their_operand() -> None:
-    module = backend.load(backend.compile_module(SUMS_BESIDE_THEIR_OPERAND, "llvm-cpu"),
-                          "local-sync")
+    module = _loaded(SUMS_BESIDE_THEIR_OPERAND)
     v = np.arange(5, dtype=np.float32)
     _, _, also = module.invoke("f", v)
     np.testing.assert_array_equal(np.asarray(also), 3 * v)

@@ -65,6 +65,28 @@ def _tie_shape(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
                                operands=[value, *sizes]).result
 
 
+def _barrier(value: ir.Value) -> ir.Value:
+    return ir.Operation.create("util.optimization_barrier", results=[value.type],
+                               operands=[value]).result
+
+
+def _cast_chain(value: ir.Value) -> list[ir.Value]:
+    """``value``, then the source of each ``tensor.cast`` it comes through
+    (IREE folds such casts into the op that reads them)."""
+    chain = [value]
+    owner = value.owner
+    while isinstance(owner, ir.OpView) and owner.name == "tensor.cast":
+        chain.append(owner.operands[0])
+        owner = owner.operands[0].owner
+    return chain
+
+
+def _producer(value: ir.Value) -> ir.OpView | None:
+    """The op that makes ``value`` before any cast (``None``: an argument)."""
+    owner = _cast_chain(value)[-1].owner
+    return owner if isinstance(owner, ir.OpView) else None
+
+
 def _behind_barrier(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
     """``value`` through ``util.optimization_barrier``, tied to ``sizes`` (its
     dynamic sizes) so that IREE still knows them."""
@@ -254,10 +276,8 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
 
 def _is_offset_slice(value: ir.Value) -> bool:
     """Whether ``value`` is a slice at a run-time offset, possibly cast."""
-    owner = value.owner
-    while isinstance(owner, ir.OpView) and owner.name == "tensor.cast":
-        owner = owner.operands[0].owner
-    return (isinstance(owner, ir.OpView) and owner.name == "tensor.extract_slice"
+    owner = _producer(value)
+    return (owner is not None and owner.name == "tensor.extract_slice"
             and any(d == ir.ShapedType.get_dynamic_size()
                     for d in ir.DenseI64ArrayAttr(owner.attributes["static_offsets"])))
 
@@ -295,16 +315,12 @@ def shield_gathered_slices(func: ir.Operation) -> int:
 
 
 def _static_extent(value: ir.Value, axis: int) -> int | None:
-    """The static extent of ``value`` on ``axis``, looking through casts (IREE
-    folds a cast from a more static type into the op that reads it)."""
-    while True:
-        type_ = ir.RankedTensorType(value.type)
+    """The static extent of ``value`` on ``axis``, looking through casts."""
+    for link in _cast_chain(value):
+        type_ = ir.RankedTensorType(link.type)
         if not type_.is_dynamic_dim(axis):
             return type_.get_dim_size(axis)
-        owner = value.owner
-        if not (isinstance(owner, ir.OpView) and owner.name == "tensor.cast"):
-            return None
-        value = owner.operands[0]
+    return None
 
 
 def shield_empty_slice_offsets(func: ir.Operation) -> int:
@@ -351,17 +367,10 @@ def shield_empty_slice_offsets(func: ir.Operation) -> int:
     return rewritten
 
 
-def _barrier(value: ir.Value) -> ir.Value:
-    return ir.Operation.create("util.optimization_barrier", results=[value.type],
-                               operands=[value]).result
-
-
 def _is_reshaped(value: ir.Value) -> bool:
     """Whether ``value`` comes from a reshape, possibly cast."""
-    owner = value.owner
-    while isinstance(owner, ir.OpView) and owner.name == "tensor.cast":
-        owner = owner.operands[0].owner
-    return isinstance(owner, ir.OpView) and owner.name in (
+    owner = _producer(value)
+    return owner is not None and owner.name in (
         "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape")
 
 
