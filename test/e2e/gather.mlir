@@ -32,3 +32,21 @@ func.func @gather_from_offset(%table: tensor<?x?xf32> {symshape.axes = #symshape
       slice_sizes [1, 1] : (tensor<?x?xf32>, tensor<?x1xi64>) -> tensor<?x?xf32>
   return %g : tensor<?x?xf32>
 }
+
+// A lookup in the first column of the first %k rows: a gather from a column
+// of a `?x?` table at offset 0 (IREE 3.13 reads the first element for every
+// index when it fuses the strided column into the gather;
+// symshape-resolve{target=iree} makes the slice first).
+// Reference: table[:k, :1][clip(ids[:, 0], 0, k - 1)]. Bindings: vocab,
+// width, n, k (1 <= k <= vocab).
+func.func @gather_from_column(%table: tensor<?x?xf32> {symshape.axes = #symshape.shape<[vocab, width]>},
+                              %ids: tensor<?x1xi64> {symshape.axes = #symshape.shape<[n, 1]>},
+                              %k: tensor<i64>) -> tensor<?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %e = symshape.runtime_scalar %k index : tensor<i64>
+  %rows = symshape.to_index %e
+  %s = tensor.extract_slice %table[0, 0] [%rows, %c1] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %g = symshape.gather %s[%ids] start_index_map [0] collapsed_slice_dims [0]
+      slice_sizes [1, 1] : (tensor<?x?xf32>, tensor<?x1xi64>) -> tensor<?x?xf32>
+  return %g : tensor<?x?xf32>
+}

@@ -155,6 +155,28 @@ func.func @gather_from_offset(%table: tensor<?x?xf32> {symshape.axes = #symshape
 
 // -----
 
+// IREE 3.13 reads the first element for every index when it fuses a column
+// of a `?x?` tensor (offset 0) into a gather: that slice is made first too.
+// CHECK-LABEL: func.func @gather_from_column
+// CHECK:         %[[S:.*]] = tensor.extract_slice %{{.*}}[0, 0] [%{{.*}}, %c1] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[S]]) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}}, %{{.*}}) : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+// CHECK:         linalg.generic
+// CHECK:           tensor.extract %[[T]][%{{.*}}, %{{.*}}] : tensor<?x?xf32>
+func.func @gather_from_column(%table: tensor<?x?xf32> {symshape.axes = #symshape.shape<[vocab, width]>},
+                              %ids: tensor<?x1xi64> {symshape.axes = #symshape.shape<[n, 1]>},
+                              %k: tensor<i64>) -> tensor<?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %e = symshape.runtime_scalar %k index : tensor<i64>
+  %rows = symshape.to_index %e
+  %s = tensor.extract_slice %table[0, 0] [%rows, %c1] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %g = symshape.gather %s[%ids] start_index_map [0] collapsed_slice_dims [0]
+      slice_sizes [1, 1] : (tensor<?x?xf32>, tensor<?x1xi64>) -> tensor<?x?xf32>
+  return %g : tensor<?x?xf32>
+}
+
+// -----
+
 // An empty slice may start at the end of an axis; IREE 3.13 rejects it once
 // the offset folds to a constant equal to a static extent. On a static axis
 // a run-time offset becomes 0 where the slice is empty there, and a static

@@ -286,6 +286,18 @@ PROGRAMS: dict[str, Program] = {
         lambda table, ids, k: _gather_reference(table[int(k) :, :1], ids),
         scalars=("k",),
     ),
+    "gather_from_column": Program(
+        "gather.mlir",
+        "gather_from_column",
+        (
+            {"vocab": 10, "width": 3, "n": 5, "k": 3},
+            {"vocab": 4, "width": 1, "n": 3, "k": 4},
+            {"vocab": 5, "width": 2, "n": 0, "k": 1},
+        ),
+        lambda rng, b: (*_gather_inputs(rng, b), np.array(b["k"], np.int64)),
+        lambda table, ids, k: _gather_reference(table[: int(k), :1], ids),
+        scalars=("k",),
+    ),
     "split_by": Program(
         "zero_divisor.mlir",
         "split_by",

@@ -126,6 +126,42 @@ def test_gather_from_offset_slice() -> None:
     backend.compile_module(GATHER_FROM_OFFSET_SLICE, "llvm-cpu")
 
 
+# The same gather from a column of a `?x?` tensor at offset 0 compiles, but
+# the fused strided load reads the column's first element for every index:
+# rows [0, 1, 0, 1] of a 10 x 3 table came back as the element of row 0.
+# `shield_gathered_slices` makes this slice first as well; test/e2e/gather.mlir
+# (`gather_from_column`) runs the shielded form.
+GATHER_FROM_COLUMN = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%y: tensor<?x?xf32>, %ids: tensor<?x1xi64>, %rows: index) -> tensor<?x1xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %column = tensor.extract_slice %y[0, 0] [%rows, 1] [1, 1]
+      : tensor<?x?xf32> to tensor<?x1xf32>
+  %n = tensor.dim %ids, %c0 : tensor<?x1xi64>
+  %init = tensor.empty(%n) : tensor<?x1xf32>
+  %r = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]}
+      outs(%init : tensor<?x1xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %id = tensor.extract %ids[%i, %c0] : tensor<?x1xi64>
+    %row = arith.index_cast %id : i64 to index
+    %v = tensor.extract %column[%row, %c0] : tensor<?x1xf32>
+    linalg.yield %v : f32
+  } -> tensor<?x1xf32>
+  return %r : tensor<?x1xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 reads one element of a gathered column")
+def test_gather_from_column() -> None:
+    module = _loaded(GATHER_FROM_COLUMN)
+    y = np.arange(30, dtype=np.float32).reshape(10, 3)
+    ids = np.array([[0], [1], [0], [1]], np.int64)
+    np.testing.assert_array_equal(module(y, ids, 2), y[:2, :1][ids[:, 0]])
+
+
 # An empty slice that starts at the end of a static axis: valid, since
 # nothing is read, but once IREE folds the offset and size to constants its
 # in-bounds check rejects it ("offset 0 is out-of-bounds: 2 >= 2").

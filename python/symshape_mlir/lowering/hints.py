@@ -274,23 +274,23 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
     return shielded
 
 
-def _is_offset_slice(value: ir.Value) -> bool:
-    """Whether ``value`` is a slice at a run-time offset, possibly cast."""
+def _is_slice(value: ir.Value) -> bool:
+    """Whether ``value`` is a ``tensor.extract_slice``, possibly cast."""
     owner = _producer(value)
-    return (owner is not None and owner.name == "tensor.extract_slice"
-            and any(d == ir.ShapedType.get_dynamic_size()
-                    for d in ir.DenseI64ArrayAttr(owner.attributes["static_offsets"])))
+    return owner is not None and owner.name == "tensor.extract_slice"
 
 
 def shield_gathered_slices(func: ir.Operation) -> int:
-    """Puts ``util.optimization_barrier`` (and its sizes) between a slice at a
-    run-time offset and each ``linalg.generic`` that reads it element by
-    element with ``tensor.extract`` (a gather); returns how many.
+    """Puts ``util.optimization_barrier`` (and its sizes) between a slice and
+    each ``linalg.generic`` that reads it element by element with
+    ``tensor.extract`` (a gather); returns how many.
 
-    IREE 3.13 fails to compile such a read when it fuses the slice into the
-    gather's dispatch (``LLVM Translation failed for operation:
-    builtin.unrealized_conversion_cast``); behind a barrier the slice is
-    made first:
+    IREE 3.13 fuses the slice into the gather's dispatch as a strided load
+    and then gets the read wrong: at a run-time offset it fails to compile
+    (``LLVM Translation failed for operation:
+    builtin.unrealized_conversion_cast``); a column ``[%rows, 1]`` of a
+    ``?x?`` tensor at offset 0 compiles, but every read returns its first
+    element. Behind a barrier the slice is made first:
 
     .. code-block:: mlir
 
@@ -302,7 +302,7 @@ def shield_gathered_slices(func: ir.Operation) -> int:
     """
     reads = collect_ops(func, lambda op: op.name == "tensor.extract"
                         and op.parent is not None and op.parent.name == "linalg.generic"
-                        and _is_offset_slice(op.operands[0]))
+                        and _is_slice(op.operands[0]))
     shielded: dict[ir.Value, ir.Value] = {}
     for read in reads:
         source = read.operands[0]
