@@ -18,7 +18,13 @@ Example:
     SignatureError: argument 1 of @mlp must be tensor<64x128xf32>, got shape ...
 """
 
-from symshape_mlir.runtime.capture import ArgumentSizes, FunctionSizes, ResultSizes, capture_module
+from symshape_mlir.runtime.capture import (
+    ArgumentSizes,
+    BufferSizes,
+    FunctionSizes,
+    ResultSizes,
+    capture_module,
+)
 from symshape_mlir.runtime.diskcache import DiskCache, default_cache_dir
 from symshape_mlir.runtime.entry import BoundFunction, EntryPoint, Specialization
 from symshape_mlir.runtime.errors import (
@@ -34,6 +40,7 @@ __all__ = [
     "ArgumentSizes",
     "AxisBindingError",
     "BoundFunction",
+    "BufferSizes",
     "DiskCache",
     "EntryPoint",
     "Executable",

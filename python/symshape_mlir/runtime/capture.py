@@ -4,7 +4,8 @@ For every public function of a module, shape inference (before
 ``symshape-resolve``) gives each argument axis an expression (a named axis
 such as ``batch``, a constant, or a fresh symbol for an unnamed dynamic axis),
 each integer scalar argument the symbol it stands for when it sizes a tensor,
-and each result axis the expression of its size. These are kept in the stable
+and each result axis the expression of its size, and each intermediate buffer
+(`BufferSizes`) the expression of its size. These are kept in the stable
 serialized form of `symshape_mlir.extent` beside the compiled artifact::
 
     >>> sizes = capture_module(module)["mlp"]
@@ -16,7 +17,8 @@ serialized form of `symshape_mlir.extent` beside the compiled artifact::
 A result size that the host cannot compute before the call (a value computed
 inside the function, an upper bound, an unknown extent) raises
 `UnplannableSizeError` naming the op's location, unless the function is
-listed in ``unplanned``.
+listed in ``unplanned``. So does a buffer size outside that grammar, except
+that an upper bound is enough for a buffer (its bytes are then a maximum).
 """
 
 from __future__ import annotations
@@ -33,11 +35,12 @@ from symshape_mlir.extent import Expr, ShapeExtent, dumps, loads
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, UpperBound
 from symshape_mlir.inference import InferenceState, infer
 from symshape_mlir.inference.engine import infer_function
+from symshape_mlir.inference.facts import Origin
 from symshape_mlir.runtime.errors import UnplannableSizeError
 from symshape_mlir.runtime.sizefn import SizeFn, compile_size
-from symshape_mlir.walk import functions
+from symshape_mlir.walk import collect_ops, functions
 
-__all__ = ["ArgumentSizes", "FunctionSizes", "ResultSizes", "capture_module"]
+__all__ = ["ArgumentSizes", "BufferSizes", "FunctionSizes", "ResultSizes", "capture_module"]
 
 logger = logging.getLogger(__name__)
 
@@ -120,6 +123,64 @@ class ResultSizes:
 
 
 @dataclasses.dataclass(frozen=True)
+class BufferSizes:
+    """An intermediate buffer: new storage a call makes that it does not return.
+
+    Buffers are the values that own storage: ``tensor.empty`` (the
+    destination a ``linalg`` op writes into) and the result of any op that
+    is neither a view of an operand (``tensor.cast``, ``extract_slice``,
+    ``expand_shape``, ``symshape.reshape``, ...) nor written into an operand
+    (``linalg`` ops, ``insert_slice``, ``scf`` results); a value the
+    function returns is a result, not a buffer. IREE may fuse or reuse
+    them, so their sum bounds what the call allocates beside its results::
+
+        %e = tensor.empty(%n) : tensor<?x64xf32>            // a buffer: n * 64 * 4 bytes
+        %f = linalg.fill ins(%z : f32) outs(%e : ...)        // writes into %e
+        %r = symshape.reshape %f to [n * 64] : ...           // a view of %f
+
+    Attributes:
+        op: The name of the op that makes it.
+        location: Its source location, as MLIR prints it.
+        itemsize: Bytes per element.
+        sizes: One expression per axis over the argument symbols.
+        bounded: Whether some axis is only an upper bound (then the bytes
+            are a maximum).
+    """
+
+    op: str
+    location: str
+    itemsize: int
+    sizes: tuple[Expr, ...]
+    bounded: bool = False
+
+    @functools.cached_property
+    def functions(self) -> tuple[SizeFn, ...]:
+        """The sizes compiled for the host (see `compile_size`)."""
+        return tuple(compile_size(e) for e in self.sizes)
+
+    def to_json(self) -> dict[str, Any]:
+        """Returns a JSON-ready dict."""
+        return {
+            "op": self.op,
+            "location": self.location,
+            "itemsize": self.itemsize,
+            "sizes": [dumps(e) for e in self.sizes],
+            "bounded": self.bounded,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BufferSizes:
+        """Rebuilds from `to_json` output."""
+        return cls(
+            data["op"],
+            data["location"],
+            data["itemsize"],
+            tuple(loads(t) for t in data["sizes"]),
+            data["bounded"],
+        )
+
+
+@dataclasses.dataclass(frozen=True)
 class FunctionSizes:
     """The captured sizes of one function.
 
@@ -128,12 +189,15 @@ class FunctionSizes:
         arguments: One entry per argument.
         results: One entry per result.
         planned: Whether result sizes are computed before each call.
+        buffers: The intermediate buffers whose size is not a constant
+            (empty when the function is not planned).
     """
 
     name: str
     arguments: tuple[ArgumentSizes, ...]
     results: tuple[ResultSizes, ...]
     planned: bool = True
+    buffers: tuple[BufferSizes, ...] = ()
 
     @property
     def named_axes(self) -> tuple[str, ...]:
@@ -164,6 +228,7 @@ class FunctionSizes:
             "planned": self.planned,
             "arguments": [a.to_json() for a in self.arguments],
             "results": [r.to_json() for r in self.results],
+            "buffers": [b.to_json() for b in self.buffers],
         }
 
     @classmethod
@@ -174,6 +239,7 @@ class FunctionSizes:
             arguments=tuple(ArgumentSizes.from_json(a) for a in data["arguments"]),
             results=tuple(ResultSizes.from_json(r) for r in data["results"]),
             planned=data["planned"],
+            buffers=tuple(BufferSizes.from_json(b) for b in data["buffers"]),
         )
 
 
@@ -221,41 +287,144 @@ def _capture_function(func: ir.Operation, state: InferenceState, planned: bool) 
             arguments.append(ArgumentSizes(resolved, scalars))
         else:
             arguments.append(ArgumentSizes(None, scalars))
-    results: list[ResultSizes] = []
     body = func.regions[0].blocks[0]
     returned = list(body.operations)[-1].operation
+    results: list[ResultSizes] = []
     for index, facts in enumerate(summary.results or ()):
-        value = returned.operands[index] if index < len(returned.operands) else None
         if facts.shape is None or not planned:
             results.append(ResultSizes(None))
             continue
-        sizes: list[Expr] = []
+        value = returned.operands[index] if index < len(returned.operands) else None
+        where = _owner_location(value, func)
+        sizes = []
         for axis, raw in enumerate(facts.shape):
-            extent = state.resolve(raw)
-            if not extent.is_exact or extent.expr is None:
-                origin = facts.origin(axis)
-                what = "an upper bound" if extent.is_upper_bound else "unknown"
-                reason = f"its size is {what}" + (
-                    f" (from {origin.op_name})" if origin is not None else ""
-                )
-                loc = origin.location if origin is not None else _owner_location(value, func)
-                raise UnplannableSizeError(name, index, axis, reason, str(loc))
-            outside = sorted(extent.free_symbols - allowed)
-            if outside:
-                source = _first_mention(state, outside[0])
-                loc = source.location if source is not None else _owner_location(value, func)
-                op_name = f" by {source.name}" if source is not None else ""
-                raise UnplannableSizeError(
-                    name,
-                    index,
-                    axis,
-                    f"its size {extent.expr} depends on '{outside[0]}', a value computed "
-                    f"inside the function{op_name}",
-                    str(loc),
-                )
-            sizes.append(extent.expr)
+            subject = f"result {index} axis {axis}"
+            sizes.append(_size(state, raw, facts.origin(axis), allowed, name, subject, where)[0])
         results.append(ResultSizes(tuple(sizes)))
-    return FunctionSizes(name, tuple(arguments), tuple(results), planned)
+    buffers = _capture_buffers(func, name, state, allowed, returned) if planned else ()
+    return FunctionSizes(name, tuple(arguments), tuple(results), planned, buffers)
+
+
+def _size(
+    state: InferenceState,
+    raw: ShapeExtent,
+    origin: Origin | None,
+    allowed: set[str],
+    function: str,
+    subject: str,
+    where: ir.Location,
+    *,
+    bound_ok: bool = False,
+) -> tuple[Expr, bool]:
+    """The expression of one size over ``allowed`` symbols, and whether it
+    is only an upper bound (accepted where ``bound_ok``).
+
+    Raises:
+        UnplannableSizeError: The size is unknown, only bounded where that
+            is not enough, or mentions a value computed inside the function.
+    """
+    extent = state.resolve(raw)
+    if extent.expr is None or not (extent.is_exact or bound_ok):
+        what = "an upper bound" if extent.is_upper_bound else "unknown"
+        reason = f"its size is {what}" + (f" (from {origin.op_name})" if origin else "")
+        loc = origin.location if origin is not None else where
+        raise UnplannableSizeError(function, subject, reason, str(loc))
+    outside = sorted(extent.free_symbols - allowed)
+    if outside:
+        source = _first_mention(state, outside[0])
+        loc = source.location if source is not None else where
+        op_name = f" by {source.name}" if source is not None else ""
+        raise UnplannableSizeError(
+            function,
+            subject,
+            f"its size {extent.expr} depends on '{outside[0]}', a value computed "
+            f"inside the function{op_name}",
+            str(loc),
+        )
+    return extent.expr, not extent.is_exact
+
+
+# Ops whose tensor result is a view of their first operand's storage.
+_VIEWS = frozenset({
+    "tensor.cast", "tensor.bitcast", "tensor.expand_shape", "tensor.collapse_shape",
+    "tensor.reshape", "tensor.extract_slice", "symshape.reshape", "symshape.dynamic_truncate",
+})
+# Ops whose tensor result is written into an operand (its destination).
+_DESTINATIONS = {"tensor.insert_slice": 1, "tensor.insert": 1}
+
+
+def _storage(value: ir.Value) -> ir.Value:
+    """The value that owns ``value``'s storage: through views, ``linalg``
+    inits, insertion destinations and ``scf.for`` iteration arguments."""
+    while True:
+        owner = value.owner
+        if not isinstance(owner, (ir.Operation, ir.OpView)):
+            return value
+        op = owner.operation
+        index = ir.OpResult(value).result_number
+        if op.name in _VIEWS:
+            value = op.operands[0]
+        elif op.name in _DESTINATIONS:
+            value = op.operands[_DESTINATIONS[op.name]]
+        elif op.name.startswith("linalg.") and len(op.results) > 0:
+            value = op.operands[len(op.operands) - len(op.results) + index]
+        elif op.name == "scf.for":
+            value = op.operands[3 + index]
+        else:
+            return value
+
+
+def _makes_storage(op: ir.Operation) -> bool:
+    """Whether ``op``'s tensor results own new storage (see `BufferSizes`)."""
+    name = op.name
+    return not (name in _VIEWS or name in _DESTINATIONS or name == "arith.constant"
+                or name.startswith(("linalg.", "scf.", "util.")))
+
+
+def _itemsize(type_: ir.Type) -> int:
+    if isinstance(type_, ir.ComplexType):
+        return 2 * _itemsize(type_.element_type)
+    if isinstance(type_, ir.IndexType):
+        return 8
+    width = type_.width if isinstance(type_, (ir.IntegerType, ir.FloatType)) else 8
+    return max(1, (width + 7) // 8)
+
+
+def _capture_buffers(
+    func: ir.Operation,
+    name: str,
+    state: InferenceState,
+    allowed: set[str],
+    returned: ir.Operation,
+) -> tuple[BufferSizes, ...]:
+    """The intermediate buffers of ``func`` whose size is not a constant."""
+    results = {_storage(v) for v in returned.operands}
+    buffers: list[BufferSizes] = []
+    for op in collect_ops(func):
+        if not _makes_storage(op):
+            continue
+        for value in op.results:
+            if not isinstance(value.type, ir.RankedTensorType) or value in results:
+                continue
+            type_ = ir.RankedTensorType(value.type)
+            if type_.has_static_shape:
+                continue
+            facts = state.facts_of(value)
+            if facts.shape is None:
+                continue
+            sizes: list[Expr] = []
+            bounded = False
+            for axis, raw in enumerate(facts.shape):
+                subject = f"the {op.name} buffer, axis {axis}"
+                expr, is_bound = _size(state, raw, facts.origin(axis), allowed, name,
+                                       subject, op.location, bound_ok=True)
+                sizes.append(expr)
+                bounded |= is_bound
+            if all(e.const_value is not None for e in sizes):
+                continue
+            itemsize = _itemsize(type_.element_type)
+            buffers.append(BufferSizes(op.name, str(op.location), itemsize, tuple(sizes), bounded))
+    return tuple(buffers)
 
 
 def _owner_location(value: ir.Value | None, func: ir.Operation) -> ir.Location:

@@ -43,7 +43,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-_FORMAT = 1
+_FORMAT = 2
 _ENV = "SYMSHAPE_MLIR_CACHE_DIR"
 _MAX_ENV = "SYMSHAPE_MLIR_CACHE_MAX_BYTES"
 _DEFAULT_MAX_BYTES = 2 << 30

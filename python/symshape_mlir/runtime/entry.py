@@ -235,7 +235,9 @@ class EntryPoint:
                 self._exe._stats.hits += 1
                 return spec
         bindings = self._key_bindings(key, shapes, prepared)
-        plan = make_plan(self.name, self.sizes.results, self._dtypes, bindings)
+        plan = make_plan(
+            self.name, self.sizes.results, self._dtypes, bindings, self.sizes.buffers
+        )
         static_key = tuple(bindings[n] for n in self.named_axes)
         with self._lock:
             variant = self._variants.get(static_key)

@@ -21,34 +21,35 @@ logger = logging.getLogger(__name__)
 
 
 class UnplannableSizeError(BackendError):
-    """A result size that the host cannot compute before the call (compile time).
+    """A size that the host cannot compute before the call (compile time).
 
     Raised by `symshape_mlir.runtime.compile` when a result extent depends on
     a value computed inside the function (a fresh symbol that is neither an
     argument axis nor an argument scalar), or is only an upper bound or
-    unknown. Opt a function out of planning with ``unplanned=`` to run it
-    anyway (its result shapes are then read after the call).
+    unknown; or when an intermediate buffer's extent depends on such a value
+    or is unknown (an upper bound is enough for a buffer). Opt a function
+    out of planning with ``unplanned=`` to run it anyway (its result shapes
+    are then read after the call)::
+
+        model.mlir:7:8: @from_data result 0 axis 0: its size _d0 depends on '_d0', ...
 
     Attributes:
         function: The function's name.
-        result: The result's position.
-        axis: The axis of the result.
+        subject: The size, as the message names it (``result 0 axis 1``,
+            ``the tensor.empty buffer, axis 0``).
         location: The source location of the op the size comes from, as MLIR
             prints it (``loc("model.mlir":12:8)``), or None when unknown.
     """
 
-    def __init__(
-        self, function: str, result: int, axis: int, reason: str, location: str | None
-    ) -> None:
+    def __init__(self, function: str, subject: str, reason: str, location: str | None) -> None:
         """Initializes the error; see the class attributes."""
         self.function = function
-        self.result = result
-        self.axis = axis
+        self.subject = subject
         self.location = location
         where = f"{location}: " if location else ""
         super().__init__(
-            f"{where}@{function} result {result} axis {axis}: {reason}; the size cannot be "
-            "computed on the host before the call (pass unplanned=... to opt out of planning)"
+            f"{where}@{function} {subject}: {reason}; the size cannot be computed on the "
+            "host before the call (pass unplanned=... to opt out of planning)"
         )
 
 

@@ -7,6 +7,8 @@ Python integers checked against the int64 range (never a silent wrap)::
     >>> plan = exe.plan((32, 64), (64, 128), (128,), (128, 10))
     >>> plan.shapes, plan.nbytes, plan.total_bytes
     (((320,),), (1280,), 1280)
+    >>> plan.buffer_nbytes, plan.buffer_bytes    # the hidden layer and its bias
+    ((16384, 16384), 32768)
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from symshape_mlir.extent.errors import EvaluationError
-from symshape_mlir.runtime.capture import ResultSizes
+from symshape_mlir.runtime.capture import BufferSizes, ResultSizes
 from symshape_mlir.runtime.errors import PlanError
 
 __all__ = ["Plan", "make_plan"]
@@ -39,17 +41,29 @@ class Plan:
         shapes: Per result its shape; None for a scalar result or a
             function that is not planned.
         nbytes: Per result its size in bytes; None where the shape is.
+        buffer_nbytes: Per captured intermediate buffer (`BufferSizes`) its
+            size in bytes (at most that, for a bounded one); None where it
+            cannot be evaluated for these inputs (a division by zero, a
+            negative size: the call's own checks report those).
     """
 
     function: str
     bindings: Mapping[str, int]
     shapes: tuple[tuple[int, ...] | None, ...]
     nbytes: tuple[int | None, ...]
+    buffer_nbytes: tuple[int | None, ...] = ()
 
     @property
     def total_bytes(self) -> int:
         """The bytes of all planned results."""
         return sum(n for n in self.nbytes if n is not None)
+
+    @property
+    def buffer_bytes(self) -> int:
+        """The bytes of all intermediate buffers whose size is known: what
+        the call allocates beside its results, at most (IREE may fuse some
+        buffers away or reuse them)."""
+        return sum(n for n in self.buffer_nbytes if n is not None)
 
     @property
     def all_empty(self) -> bool:
@@ -62,14 +76,16 @@ def make_plan(
     results: Sequence[ResultSizes],
     dtypes: Sequence[np.dtype | None],
     bindings: Mapping[str, int],
+    buffers: Sequence[BufferSizes] = (),
 ) -> Plan:
-    """Evaluates result sizes under ``bindings``.
+    """Evaluates result and buffer sizes under ``bindings``.
 
     Args:
         function: The function's name, for messages.
         results: The captured result sizes.
         dtypes: Per result its numpy dtype (None for a scalar).
         bindings: The value of every symbol the sizes mention.
+        buffers: The captured intermediate buffers.
 
     Raises:
         PlanError: A size is negative, divides by zero, or leaves the int64
@@ -101,4 +117,19 @@ def make_plan(
             )
         shapes.append(tuple(dims))
         nbytes.append(count)
-    return Plan(function, dict(bindings), tuple(shapes), tuple(nbytes))
+    buffer_nbytes = tuple(_buffer_bytes(buffer, bindings) for buffer in buffers)
+    return Plan(function, dict(bindings), tuple(shapes), tuple(nbytes), buffer_nbytes)
+
+
+def _buffer_bytes(buffer: BufferSizes, bindings: Mapping[str, int]) -> int | None:
+    """The bytes of one buffer, or None where its size cannot be evaluated."""
+    count = buffer.itemsize
+    for size in buffer.functions:
+        try:
+            value = size(bindings)
+        except EvaluationError:
+            return None
+        if value < 0:
+            return None
+        count *= value
+    return count if count <= _INT64_MAX else None
