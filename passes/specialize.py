@@ -32,6 +32,7 @@ __all__ = ["Specialize", "parse_bindings", "zero_divisor"]
 logger = logging.getLogger(__name__)
 
 _AXES_ATTR = "symshape.axes"
+_BUCKET_ATTR = "symshape.bucket"
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
 _EXTENT_TYPE = "!symshape.extent"
 _SHAPE_ATTR_PREFIX = "#symshape.shape<"
@@ -61,7 +62,8 @@ class Specialize(ModulePass):
     * the bound names are replaced by their values in the arguments'
       ``symshape.axes`` and in the symshape ops' targets and slice sizes
       (``batch * 16`` becomes ``512``), so the module stays consistent when
-      it is inferred again;
+      it is inferred again, and leave the function's ``symshape.bucket``
+      (a static axis has nothing to pad);
     * a result whose returned extents become constant gets the static type
       (a ``tensor.cast`` before ``func.return``);
     * an ``index`` or ``!symshape.extent`` result that becomes constant
@@ -398,7 +400,8 @@ class _FunctionSpecializer:
             return attr
 
     def _substitute_axes(self) -> None:
-        """Replaces bound names by their values in the arguments' ``symshape.axes``."""
+        """Replaces bound names by their values in the arguments' ``symshape.axes``
+        and drops them from the function's ``symshape.bucket``."""
         if "arg_attrs" not in self.func.attributes:
             return
         entries = []
@@ -412,6 +415,13 @@ class _FunctionSpecializer:
             entries.append(ir.DictAttr.get(named))
         if changed:
             self.func.attributes["arg_attrs"] = ir.ArrayAttr.get(entries)
+        if _BUCKET_ATTR in self.func.attributes:
+            kept = [a for a in ir.ArrayAttr(self.func.attributes[_BUCKET_ATTR])
+                    if ir.StringAttr(a).value not in self.bindings]
+            if kept:
+                self.func.attributes[_BUCKET_ATTR] = ir.ArrayAttr.get(kept)
+            else:
+                del self.func.attributes[_BUCKET_ATTR]
 
     def _substitute_payload(self, op: ir.Operation) -> None:
         """Replaces bound names by their values in the op's shape attributes (targets, sizes)."""

@@ -267,8 +267,45 @@ LogicalResult verifyAxisList(Operation *op, ArrayRef<int64_t> axes,
 }
 } // namespace
 
+/// Verifies `symshape.bucket` on a function: a list of axis names, each
+/// declared by the `symshape.axes` of some argument.
+static LogicalResult verifyBucket(Operation *op, Attribute value) {
+  StringRef name = SymshapeDialect::kBucketAttrName;
+  auto function = llvm::dyn_cast<FunctionOpInterface>(op);
+  if (!function)
+    return op->emitError() << "'" << name << "' is only valid on a function";
+  auto list = llvm::dyn_cast<ArrayAttr>(value);
+  if (!list || list.empty() ||
+      !llvm::all_of(list, [](Attribute a) { return llvm::isa<StringAttr>(a); }))
+    return op->emitError() << "'" << name
+                           << "' must be a non-empty list of axis names";
+  llvm::SmallSet<StringRef, 8> declared;
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
+    auto axes = function.getArgAttrOfType<ShapeAttr>(
+        i, SymshapeDialect::kAxesAttrName);
+    if (!axes)
+      continue;
+    for (ExtentAttr extent : axes.getExtents())
+      if (extent.isExact())
+        extent.getExpr().walkLeaves([&](ExprAttr leaf) {
+          if (leaf.getKind() == ExprKind::Symbol)
+            declared.insert(leaf.getName());
+        });
+  }
+  for (Attribute axis : list) {
+    StringRef axisName = llvm::cast<StringAttr>(axis).getValue();
+    if (!declared.contains(axisName))
+      return op->emitError() << "'" << name << "' names '" << axisName
+                             << "', which no argument's '"
+                             << SymshapeDialect::kAxesAttrName << "' declares";
+  }
+  return success();
+}
+
 LogicalResult SymshapeDialect::verifyOperationAttribute(Operation *op,
                                                         NamedAttribute attr) {
+  if (attr.getName() == kBucketAttrName)
+    return verifyBucket(op, attr.getValue());
   if (attr.getName() == kValueAttrName) {
     if (op->getNumResults() != 1 ||
         !llvm::isa<ExtentAttr, ShapeAttr>(attr.getValue()))

@@ -227,3 +227,27 @@ func.func @caller(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>}) 
   %r = func.call @callee(%x) : (tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// A bound axis leaves `symshape.bucket` (a static axis has nothing to pad);
+// the others stay.
+// CHECK-LABEL: func.func @bucketed
+// CHECK-SAME: attributes {symshape.bucket = ["seq"]}
+// IREE-LABEL: func.func @bucketed
+// IREE-NOT: symshape.bucket
+// IREE: return
+func.func @bucketed(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[batch, seq]>})
+    -> tensor<?x?xf32> attributes {symshape.bucket = ["batch", "seq"]} {
+  return %x : tensor<?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @all_bound
+// CHECK-NOT: symshape.bucket
+// CHECK: return
+func.func @all_bound(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>})
+    -> tensor<?xf32> attributes {symshape.bucket = ["batch"]} {
+  return %x : tensor<?xf32>
+}

@@ -42,6 +42,9 @@ def Symshape_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kValueAttrName = "symshape.value";
     /// Function argument attribute naming the axes of the argument.
     static constexpr ::llvm::StringLiteral kAxesAttrName = "symshape.axes";
+    /// Function attribute listing the named axes that calls may pad up to
+    /// a power of two (the function's results do not mix those positions).
+    static constexpr ::llvm::StringLiteral kBucketAttrName = "symshape.bucket";
   }];
 }
 

@@ -44,6 +44,8 @@ __all__ = ["ArgumentSizes", "BufferSizes", "FunctionSizes", "ResultSizes", "capt
 
 logger = logging.getLogger(__name__)
 
+BUCKET_ATTR = "symshape.bucket"
+
 
 def _extent_json(extent: ShapeExtent) -> list[str] | None:
     if extent.expr is None:
@@ -191,6 +193,8 @@ class FunctionSizes:
         planned: Whether result sizes are computed before each call.
         buffers: The intermediate buffers whose size is not a constant
             (empty when the function is not planned).
+        buckets: The named axes calls pad up to a power of two
+            (``symshape.bucket`` on the function).
     """
 
     name: str
@@ -198,6 +202,7 @@ class FunctionSizes:
     results: tuple[ResultSizes, ...]
     planned: bool = True
     buffers: tuple[BufferSizes, ...] = ()
+    buckets: tuple[str, ...] = ()
 
     @property
     def named_axes(self) -> tuple[str, ...]:
@@ -229,6 +234,7 @@ class FunctionSizes:
             "arguments": [a.to_json() for a in self.arguments],
             "results": [r.to_json() for r in self.results],
             "buffers": [b.to_json() for b in self.buffers],
+            "buckets": list(self.buckets),
         }
 
     @classmethod
@@ -240,6 +246,7 @@ class FunctionSizes:
             results=tuple(ResultSizes.from_json(r) for r in data["results"]),
             planned=data["planned"],
             buffers=tuple(BufferSizes.from_json(b) for b in data["buffers"]),
+            buckets=tuple(data["buckets"]),
         )
 
 
@@ -302,7 +309,24 @@ def _capture_function(func: ir.Operation, state: InferenceState, planned: bool) 
             sizes.append(_size(state, raw, facts.origin(axis), allowed, name, subject, where)[0])
         results.append(ResultSizes(tuple(sizes)))
     buffers = _capture_buffers(func, name, state, allowed, returned) if planned else ()
-    return FunctionSizes(name, tuple(arguments), tuple(results), planned, buffers)
+    buckets = _buckets(func, name, planned)
+    return FunctionSizes(name, tuple(arguments), tuple(results), planned, buffers, buckets)
+
+
+def _buckets(func: ir.Operation, name: str, planned: bool) -> tuple[str, ...]:
+    """The axes ``symshape.bucket`` lets calls pad (the dialect verified the names).
+
+    Raises:
+        ValueError: The function is bucketed but not planned: its results
+            could not be sliced back to their true shapes.
+    """
+    if BUCKET_ATTR not in func.attributes:
+        return ()
+    if not planned:
+        raise ValueError(
+            f"{func.location}: @{name} declares '{BUCKET_ATTR}', so its results are sliced "
+            "back to their planned shapes: it cannot be listed in unplanned=")
+    return tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(func.attributes[BUCKET_ATTR]))
 
 
 def _size(
@@ -455,8 +479,9 @@ def capture_module(
         The sizes, by function name.
 
     Raises:
-        UnplannableSizeError: A planned function has a result size that the
-            host cannot compute before the call.
+        UnplannableSizeError: A planned function has a result or buffer size
+            that the host cannot compute before the call.
+        ValueError: A function declaring ``symshape.bucket`` is unplanned.
         InferenceError: Shape inference fails.
     """
     operation = module.operation

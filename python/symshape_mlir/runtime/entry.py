@@ -32,6 +32,7 @@ from symshape_mlir.backend.signature import ScalarType, TensorType
 from symshape_mlir.extent.expr import Const, Sym
 from symshape_mlir.runtime.capture import FunctionSizes
 from symshape_mlir.runtime.plan import Plan, make_plan
+from symshape_mlir.runtime.sizefn import SizeFn, compile_size
 from symshape_mlir.shapes.bindings import extract_bindings
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ class EntryPoint:
             (i, t) for i, t in enumerate(self._signature.inputs) if isinstance(t, ScalarType)
         ]
         self._prepare_keys()
+        self._prepare_buckets()
         # A function without dynamic axes has one plan: no binding, no LRU.
         self._fixed: Specialization | None = None
         if self.is_static:
@@ -278,6 +280,10 @@ class EntryPoint:
                 return self._pack(spec.function.dispatch(prepared))
         else:
             spec = self._specialization([getattr(v, "shape", ()) for v in prepared], prepared)
+            if self._pads:
+                padded = self._padded(spec.plan.bindings, prepared)
+                if padded is not None:
+                    return self._cut(self._run(padded, hosts), spec.plan)
         spec.calls += 1
         if spec.calls == self._hot_after and not spec.static:
             self._exe._promote(self, spec.static_key)
@@ -293,6 +299,53 @@ class EntryPoint:
                 )
             return self._on_host(prepared, hosts or {})
         return self._pack(spec.function.dispatch(prepared))
+
+    # -- power-of-two buckets ------------------------------------------------------
+
+    def _prepare_buckets(self) -> None:
+        """Finds the argument axes a bucketed axis sizes (see `_padded`)."""
+        buckets = set(self.sizes.buckets)
+        pads: dict[int, list[tuple[int, SizeFn]]] = {}
+        for i, argument in enumerate(self.sizes.arguments):
+            for axis, extent in enumerate(argument.shape or ()):
+                if extent.expr is not None and extent.free_symbols & buckets:
+                    pads.setdefault(i, []).append((axis, compile_size(extent.expr)))
+        self._pads = pads
+
+    def _padded(self, bindings: Mapping[str, int], prepared: list[Any]) -> list[Any] | None:
+        """The arguments padded with zeros so that each bucketed axis is a
+        power of two; None when it already is."""
+        bucketed = dict(bindings)
+        for name in self.sizes.buckets:
+            value = bindings[name]
+            bucketed[name] = 1 << (value - 1).bit_length() if value > 0 else 0
+        if bucketed == bindings:
+            return None
+        padded = list(prepared)
+        for i, axes in self._pads.items():
+            value = prepared[i]
+            if isinstance(value, rt.HalBufferView):
+                raise SignatureError(
+                    f"argument {i} of @{self.name} is a bound parameter with a bucketed "
+                    f"axis ({', '.join(self.sizes.buckets)}): it cannot be padded"
+                )
+            shape = list(value.shape)
+            for axis, size in axes:
+                shape[axis] = size(bucketed)
+            grown = np.zeros(shape, value.dtype)
+            grown[tuple(slice(0, n) for n in value.shape)] = value
+            padded[i] = grown
+        with self._lock:
+            self._exe._stats.padded += 1
+        return padded
+
+    def _cut(self, results: Any, plan: Plan) -> Any:
+        """Slices results computed on padded arguments back to the planned shapes."""
+        items = [results] if len(plan.shapes) == 1 else list(results)
+        for k, shape in enumerate(plan.shapes):
+            if shape is not None and items[k].shape != shape:
+                items[k] = np.ascontiguousarray(items[k][tuple(slice(0, n) for n in shape)])
+        return self._pack(items)
 
     def _on_host(self, prepared: list[Any], hosts: Mapping[int, np.ndarray]) -> Any:
         """Runs a call the driver cannot bind (an empty input, a non-empty

@@ -58,6 +58,7 @@ class Stats:
     disk_misses: int = 0
     compiles: int = 0
     swaps: int = 0
+    padded: int = 0
     compile_seconds: float = 0.0
 
 
@@ -404,8 +405,9 @@ class Executable:
 
     def stats(self) -> dict[str, Any]:
         """Counters: ``hits``/``misses``/``evictions`` of the specialization
-        LRUs, ``disk_hits``/``disk_misses``, ``compiles``, ``swaps`` and
-        ``compile_seconds``; ``variants``: static variants per function."""
+        LRUs, ``disk_hits``/``disk_misses``, ``compiles``, ``swaps``,
+        ``padded`` (calls padded up to a bucket) and ``compile_seconds``;
+        ``variants``: static variants per function."""
         with self._stats_lock:
             out: dict[str, Any] = dataclasses.asdict(self._stats)
         out["variants"] = {name: len(e._variants) for name, e in self._entries.items()}

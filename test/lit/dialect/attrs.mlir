@@ -56,6 +56,15 @@ func.func @extents() attributes {
 // CHECK-SAME: (tensor<?xf32> {symshape.axes = #symshape.shape<[b]>})
 func.func private @declaration(tensor<?xf32> {symshape.axes = #symshape.shape<[b]>})
 
+// A function may let calls pad a declared axis (`symshape.bucket`), also one
+// that appears only inside an expression.
+// CHECK-LABEL: func.func @bucketed
+// CHECK-SAME: attributes {symshape.bucket = ["batch", "n"]}
+func.func @bucketed(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[batch, 2 * n]>})
+    attributes {symshape.bucket = ["batch", "n"]} {
+  return
+}
+
 // Comments around an expression are fine; only one inside it is rejected.
 // CHECK-LABEL: func.func @comments
 // CHECK-SAME: e = #symshape.expr<a + 1>

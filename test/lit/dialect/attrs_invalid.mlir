@@ -224,3 +224,33 @@ func.func @comment_in_shape() attributes {e = #symshape.shape<[seq, // 2
   1]>} {
   return
 }
+
+// -----
+
+// expected-error @below {{'symshape.bucket' must be a non-empty list of axis names}}
+func.func @bucket_kind(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>})
+    attributes {symshape.bucket = "batch"} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'symshape.bucket' must be a non-empty list of axis names}}
+func.func @bucket_empty(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>})
+    attributes {symshape.bucket = []} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'symshape.bucket' names 'seq', which no argument's 'symshape.axes' declares}}
+func.func @bucket_undeclared(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>})
+    attributes {symshape.bucket = ["batch", "seq"]} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'symshape.bucket' is only valid on a function}}
+module attributes {symshape.bucket = ["batch"]} {
+}
