@@ -10,6 +10,7 @@ from symshape_mlir.extent import (
     Exact,
     ExtentContext,
     ShapeExtent,
+    Strength,
     Sym,
     UpperBound,
     instantiate,
@@ -233,6 +234,14 @@ def test_operators_on_extents() -> None:
     assert UpperBound(A) % 4 == UpperBound(parse_expr("min(a, 3)"))
     remainder = 9 % UNKNOWN
     assert remainder == UpperBound(9)
+
+
+def test_strength() -> None:
+    """Each kind of extent carries its strength member; strengths order the guarantees."""
+    assert UNKNOWN.strength is Strength.UNKNOWN
+    assert UpperBound(A).strength is Strength.UPPER_BOUND
+    assert Exact(A).strength is Strength.EXACT
+    assert Strength.UNKNOWN < Strength.UPPER_BOUND < Strength.EXACT
 
 
 def test_upgrades() -> None:

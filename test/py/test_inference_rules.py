@@ -8,6 +8,7 @@ import pytest
 from mlir import ir
 
 from symshape_mlir.context import new_context
+from symshape_mlir.extent import Strength
 from symshape_mlir.inference import (
     InferenceOptions,
     OpUsageError,
@@ -50,7 +51,7 @@ def _text(facts: ValueFacts) -> str:
     parts = []
     if facts.shape is not None:
         parts.append("shape [" + ", ".join(str(e) for e in facts.shape) + "]")
-    if facts.value is not None and facts.value.strength:
+    if facts.value is not None and facts.value.strength is not Strength.UNKNOWN:
         parts.append(f"value {facts.value}")
     if facts.elements is not None:
         parts.append("elements [" + ", ".join(str(e) for e in facts.elements) + "]")

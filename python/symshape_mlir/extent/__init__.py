@@ -11,8 +11,8 @@ Pure Python (sympy is imported lazily, only by the fallback prover).
 * :mod:`~symshape_mlir.extent.prove` — ``prove_le``/``prove_eq``/... and
   ``bounds``, with :mod:`~symshape_mlir.extent.sympy_fallback` behind them;
 * :mod:`~symshape_mlir.extent.simplify` — range-aware simplification;
-* :mod:`~symshape_mlir.extent.guarantee` — ``Exact``/``UpperBound``/``Unknown``
-  and their combinators;
+* :mod:`~symshape_mlir.extent.guarantee` — ``Exact``/``UpperBound``/``Unknown``,
+  their ``Strength`` and their combinators;
 * :mod:`~symshape_mlir.extent.parse` — the text syntax shared with the
   dialect's attributes;
 * :mod:`~symshape_mlir.extent.serialize` — the post-order serialization.
@@ -64,6 +64,7 @@ from symshape_mlir.extent.guarantee import (
     Exact,
     ExtentLike,
     ShapeExtent,
+    Strength,
     Unknown,
     UpperBound,
     as_extent,
@@ -113,6 +114,7 @@ __all__ = [
     "RuntimeScalar",
     "SerializationError",
     "ShapeExtent",
+    "Strength",
     "Sum",
     "Sym",
     "Unknown",

@@ -7,6 +7,8 @@ tensor extent:
 * ``UpperBound(a)``: ``X <= a``; never a legal stand-in for the true size;
 * ``Unknown``: nothing.
 
+Their :class:`Strength` orders them: unknown < upper bound < exact.
+
 Combinators compute what is known about the result of an operation and
 *never upgrade*: they claim only what follows from their operands. Operand
 values are extents, so ``X >= 0`` and ``Y >= 0`` at run time (the public
@@ -58,6 +60,7 @@ Every binary rule is symmetric in its operands where the operation is.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from enum import IntEnum
 from typing import Final, TypeAlias
 
 from symshape_mlir.extent import canon
@@ -89,6 +92,7 @@ __all__ = [
     "Exact",
     "ExtentLike",
     "ShapeExtent",
+    "Strength",
     "Unknown",
     "UpperBound",
     "add",
@@ -116,6 +120,29 @@ __all__ = [
 ]
 
 
+class Strength(IntEnum):
+    """How much an extent guarantees, weakest first: a greater strength claims more.
+
+    Modules that compare strengths in hot paths bind the members they use to
+    module constants (``_EXACT = Strength.EXACT``) and compare with ``is``: on
+    Python 3.11 every ``Strength.X`` lookup goes through the slow attribute hook
+    of ``EnumType.__getattr__``.
+    """
+
+    UNKNOWN = 0
+    """Nothing is known (:class:`Unknown`)."""
+    UPPER_BOUND = 1
+    """The expression bounds the runtime value from above (:class:`UpperBound`)."""
+    EXACT = 2
+    """The expression is the runtime value (:class:`Exact`)."""
+
+
+# Strength members, hoisted (see Strength).
+_EXACT = Strength.EXACT
+_UPPER_BOUND = Strength.UPPER_BOUND
+_UNKNOWN = Strength.UNKNOWN
+
+
 class ShapeExtent:
     """What is known about one runtime extent; see the module docstring.
 
@@ -125,8 +152,8 @@ class ShapeExtent:
 
     __slots__ = ()
 
-    strength: int
-    """2 for exact, 1 for an upper bound, 0 for unknown."""
+    strength: Strength
+    """How much the extent guarantees."""
 
     @property
     def expr(self) -> Expr | None:
@@ -136,17 +163,17 @@ class ShapeExtent:
     @property
     def is_exact(self) -> bool:
         """Whether the expression is the runtime value."""
-        return self.strength == 2
+        return self.strength is _EXACT
 
     @property
     def is_upper_bound(self) -> bool:
         """Whether the expression only bounds the runtime value from above."""
-        return self.strength == 1
+        return self.strength is _UPPER_BOUND
 
     @property
     def is_unknown(self) -> bool:
         """Whether nothing is known."""
-        return self.strength == 0
+        return self.strength is _UNKNOWN
 
     @property
     def free_symbols(self) -> frozenset[str]:
@@ -203,7 +230,7 @@ class Exact(ShapeExtent):
 
     __slots__ = ("_expr",)
     __match_args__ = ("expr",)
-    strength = 2
+    strength = Strength.EXACT
 
     def __init__(self, expr: ExprLike) -> None:
         self._expr = as_expr(expr)
@@ -233,7 +260,7 @@ class UpperBound(ShapeExtent):
 
     __slots__ = ("_expr",)
     __match_args__ = ("expr",)
-    strength = 1
+    strength = Strength.UPPER_BOUND
 
     def __init__(self, expr: ExprLike) -> None:
         self._expr = as_expr(expr)
@@ -262,7 +289,7 @@ class Unknown(ShapeExtent):
     """Nothing is known about the runtime extent (use the singleton :data:`UNKNOWN`)."""
 
     __slots__ = ()
-    strength = 0
+    strength = Strength.UNKNOWN
     _instance: Unknown | None = None
 
     def __new__(cls) -> Unknown:

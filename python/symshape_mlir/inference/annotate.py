@@ -25,11 +25,14 @@ from collections.abc import Sequence
 from mlir import ir
 
 from symshape_mlir.attributes import ExtentRangeError, extent_attr, shape_attr
-from symshape_mlir.extent.guarantee import ShapeExtent
+from symshape_mlir.extent.guarantee import ShapeExtent, Strength
 from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.state import InferenceState
 
 __all__ = ["SHAPE_ATTR", "VALUE_ATTR", "annotate"]
+
+# Strength members, hoisted (see Strength).
+_UNKNOWN = Strength.UNKNOWN
 
 SHAPE_ATTR = "symshape.shape"
 VALUE_ATTR = "symshape.value"
@@ -87,7 +90,7 @@ def _annotate_op(op: ir.Operation, values: Sequence[ir.Value], state: InferenceS
         if facts.shape is not None:
             attributes[SHAPE_ATTR] = cache.shape(facts.shape)
         if facts.value is not None:
-            if facts.value.strength:
+            if facts.value.strength is not _UNKNOWN:
                 attributes[VALUE_ATTR] = cache.extent(facts.value)
         elif facts.elements is not None:
             attributes[VALUE_ATTR] = cache.shape(facts.elements)

@@ -47,7 +47,7 @@ from mlir import ir
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.expr import CeilDiv, Expr, FloorDiv, Mod
-from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, join
+from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, Strength, join
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt
 from symshape_mlir.inference.errors import InferenceError, OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
@@ -66,6 +66,11 @@ __all__ = [
     "infer_op",
     "join_facts",
 ]
+
+# Strength members, hoisted (see Strength).
+_EXACT = Strength.EXACT
+_UPPER_BOUND = Strength.UPPER_BOUND
+_UNKNOWN = Strength.UNKNOWN
 
 logger = logging.getLogger(__name__)
 
@@ -372,7 +377,7 @@ def _type_info(
     if info is None:
         stated = type_shape(type_)
         static = () if stated is None else tuple(
-            a for a, e in enumerate(stated) if e.strength == 2)
+            a for a, e in enumerate(stated) if e.strength is _EXACT)
         info = cache[type_] = (stated, static)
     return info  # type: ignore[return-value]
 
@@ -389,7 +394,7 @@ def _reconcile_with_type(
         origins = None
         if len(static_axes) != len(stated):
             here = Origin(op.name, op.location)
-            origins = tuple(None if e.strength == 2 else here for e in stated)
+            origins = tuple(None if e.strength is _EXACT else here for e in stated)
         if facts is None:
             return ValueFacts(stated, None, None, origins)
         return ValueFacts(stated, facts.value, facts.elements, origins)
@@ -403,21 +408,21 @@ def _reconcile_with_type(
     extents: list[ShapeExtent] | None = None
     for axis in static_axes:
         have, static = shape[axis], stated[axis]
-        if have is static or (have.strength == 2 and have.expr is static.expr):
+        if have is static or (have.strength is _EXACT and have.expr is static.expr):
             continue
-        if have.strength == 2 and prove_eq(
+        if have.strength is _EXACT and prove_eq(
                 have.expr, static.expr, state.extents, fallback=False) is False:  # type: ignore[arg-type]
             raise ShapeInferenceError(
                 op.location,
                 f"result #{index} dimension {axis} is {static} but the inferred extent is {have}",
             )
-        if have.strength == 1 and prove_lt(
+        if have.strength is _UPPER_BOUND and prove_lt(
                 have.expr, static.expr, state.extents, fallback=False) is True:  # type: ignore[arg-type]
             raise ShapeInferenceError(
                 op.location,
                 f"result #{index} dimension {axis} is {static} but the inferred extent is {have}",
             )
-        if have.strength == 2:
+        if have.strength is _EXACT:
             # The type states the size (the op guarantees it): a fresh symbol
             # for it adopts it.
             state.unify(have, static, op, describe("result #{} dimension {}", index, axis),
@@ -430,7 +435,7 @@ def _reconcile_with_type(
             extents = list(shape)
         extents[axis] = static
     origins = facts.origins
-    weak = [axis for axis, e in enumerate(extents or shape) if e.strength != 2]
+    weak = [axis for axis, e in enumerate(extents or shape) if e.strength is not _EXACT]
     if weak and (origins is None or any(origins[a] is None for a in weak)):
         here = Origin(op.name, op.location)
         filled = list(origins or (None,) * len(shape))
@@ -441,7 +446,8 @@ def _reconcile_with_type(
         return facts
     final = tuple(extents) if extents is not None else shape
     if origins is not None:
-        origins = tuple(o if final[a].strength != 2 else None for a, o in enumerate(origins))
+        origins = tuple(o if final[a].strength is not _EXACT else None
+                        for a, o in enumerate(origins))
     return ValueFacts(final, facts.value, facts.elements, origins)
 
 
@@ -479,7 +485,7 @@ def _check_annotation(
                 f"result #{index} dimension {axis}: annotation '{old}' does not follow "
                 f"from the inferred extent '{new}' (policy=strict)",
             )
-        if policy == "refine" and new.strength == 2 and _contradicts(old, new, state):
+        if policy == "refine" and new.strength is _EXACT and _contradicts(old, new, state):
             raise ShapeInferenceError(
                 op.location,
                 f"result #{index} dimension {axis}: annotation '{old}' contradicts the "
@@ -499,21 +505,21 @@ def _check_annotation(
 
 def _contradicts(claim: ShapeExtent, static: ShapeExtent, state: InferenceState) -> bool:
     """Whether ``claim`` provably cannot describe an axis of exact size ``static``."""
-    if claim.strength == 2:
+    if claim.strength is _EXACT:
         return prove_eq(claim.expr, static.expr, state.extents) is False  # type: ignore[arg-type]
-    if claim.strength == 1:
+    if claim.strength is _UPPER_BOUND:
         return prove_lt(claim.expr, static.expr, state.extents) is True  # type: ignore[arg-type]
     return False
 
 
 def _implied(old: ShapeExtent, new: ShapeExtent, state: InferenceState) -> bool:
     """Whether annotation ``old`` follows from inferred ``new``."""
-    if old.strength == 0:
+    if old.strength is _UNKNOWN:
         return True
-    if new.strength == 0:
+    if new.strength is _UNKNOWN:
         return False
-    if old.strength == 2:
-        return new.strength == 2 and (
+    if old.strength is _EXACT:
+        return new.strength is _EXACT and (
             old.expr is new.expr or prove_eq(old.expr, new.expr, state.extents) is True)  # type: ignore[arg-type]
     return old.expr is new.expr or prove_le(new.expr, old.expr, state.extents) is True  # type: ignore[arg-type]
 
@@ -546,7 +552,7 @@ def join_facts(
     if a.shape is not None and b.shape is not None and len(a.shape) == len(b.shape):
         shape = tuple(one(x, y) for x, y in zip(a.shape, b.shape, strict=True))
         origins = tuple(
-            None if e.strength == 2 else (a.origin(i) or b.origin(i) or here)
+            None if e.strength is _EXACT else (a.origin(i) or b.origin(i) or here)
             for i, e in enumerate(shape))
     value = None
     if a.value is not None and b.value is not None:

@@ -70,7 +70,7 @@ from mlir import ir
 
 from symshape_mlir.extent.context import ExtentContext, is_fresh_name
 from symshape_mlir.extent.expr import Const, Expr, Sym
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, preferred
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, preferred
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt, prove_nonnegative
 from symshape_mlir.inference.errors import OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
@@ -87,6 +87,11 @@ __all__ = [
     "type_shape",
 ]
 
+# Strength members, hoisted (see Strength).
+_EXACT = Strength.EXACT
+_UPPER_BOUND = Strength.UPPER_BOUND
+_UNKNOWN = Strength.UNKNOWN
+
 logger = logging.getLogger(__name__)
 
 POLICIES = ("skip", "override", "refine", "strict")
@@ -100,9 +105,8 @@ class InferenceOptions:
     Attributes:
         policy: how inferred shapes merge with existing ``symshape.shape``
             annotations (see :mod:`symshape_mlir.inference.engine`):
-            ``skip`` keeps them, ``override`` replaces them, ``refine`` keeps
-            the more specific extent per axis (constant > symbolic >
-            fresh-symbolic > upper bound > unknown), ``strict`` accepts an
+            ``skip`` keeps them, ``override`` replaces them, ``refine``
+            replaces them and rejects contradictions, ``strict`` accepts an
             annotation only where inference establishes it and fails
             otherwise.
         truncate_stage: what ``symshape.dynamic_truncate`` without a
@@ -385,9 +389,9 @@ class InferenceState:
                 axes.
         """
         a, b = self.resolve(a), self.resolve(b)
-        if a is b and a.strength:
+        if a is b and a.strength is not _UNKNOWN:
             return a
-        if a.strength != 2 or b.strength != 2:
+        if a.strength is not _EXACT or b.strength is not _EXACT:
             if self._below(a, b) or self._below(b, a):
                 raise ShapeInferenceError(op.location, f"{what()} must be equal: {a} vs {b}")
             self._record(op, Kind.EQUAL, f"{what()} are equal", Status.VIOLATION,
@@ -427,7 +431,7 @@ class InferenceState:
 
     def _below(self, bound: ShapeExtent, exact: ShapeExtent) -> bool:
         """Whether upper bound ``bound`` is provably below exact ``exact``."""
-        return bound.strength == 1 and exact.strength == 2 and prove_lt(
+        return bound.strength is _UPPER_BOUND and exact.strength is _EXACT and prove_lt(
             bound.expr, exact.expr, self.extents, fallback=False) is True  # type: ignore[arg-type]
 
     def require_exact(
@@ -437,7 +441,7 @@ class InferenceState:
     ) -> None:
         """Records that ``op`` needs ``extent`` as a true size (a reshape target)."""
         extent = self.resolve(extent)
-        if extent.strength != 2:
+        if extent.strength is not _EXACT:
             self._record(op, Kind.EXACT, field, Status.VIOLATION, (extent,), condition, origin,
                          self_checked)
 
@@ -451,7 +455,7 @@ class InferenceState:
         size is the value at hand, even where only a bound of it is known).
         """
         extent = self.resolve(extent)
-        if extent.strength == 2:
+        if extent.strength is _EXACT:
             known = prove_nonnegative(extent.expr, self.extents, fallback=False)  # type: ignore[arg-type]
             if known:
                 return
@@ -472,13 +476,14 @@ class InferenceState:
         ``rhs`` is what is available and must be exact.
         """
         lhs, rhs = self.resolve(lhs), self.resolve(rhs)
-        if lhs.strength and rhs.strength == 2:
+        if lhs.strength is not _UNKNOWN and rhs.strength is _EXACT:
             known = prove_le(lhs.expr, rhs.expr, self.extents, fallback=False)  # type: ignore[arg-type]
             if known:
                 return
-            if known is False and lhs.strength == 2:
+            if known is False and lhs.strength is _EXACT:
                 raise ShapeInferenceError(op.location, f"{field}: {lhs} exceeds {rhs}")
-        status = Status.UNPROVEN if lhs.strength == 2 and rhs.strength == 2 else Status.VIOLATION
+        both_exact = lhs.strength is _EXACT and rhs.strength is _EXACT
+        status = Status.UNPROVEN if both_exact else Status.VIOLATION
         self._record(op, Kind.AT_MOST, field, status, (lhs, rhs), condition, origin,
                      self_checked)
 
@@ -489,7 +494,7 @@ class InferenceState:
     ) -> None:
         """Records that a broadcast input extent ``have`` must be 1 or ``target``."""
         have, target = self.resolve(have), self.resolve(target)
-        if have.strength == 2 and target.strength == 2:
+        if have.strength is _EXACT and target.strength is _EXACT:
             ctx = self.extents
             one = prove_eq(have.expr, 1, ctx, fallback=False)  # type: ignore[arg-type]
             same = prove_eq(have.expr, target.expr, ctx, fallback=False)  # type: ignore[arg-type]

@@ -39,7 +39,7 @@ from mlir import ir
 from symshape_mlir.extent import canon
 from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.expr import Expr
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength
 from symshape_mlir.extent.prove import (
     cancel_exact_divisions,
     prove_eq,
@@ -57,10 +57,14 @@ from symshape_mlir.inference.state import InferenceState, const_extent, type_sha
 
 __all__: list[str] = []
 
+# Strength members, hoisted (see Strength).
+_EXACT = Strength.EXACT
+_UNKNOWN = Strength.UNKNOWN
+
 Facts = list[ValueFacts | None]
 _Build = Callable[[Expr, Expr], Expr]
 
-_EXACT: dict[str, _Build] = {
+_EXACT_OPS: dict[str, _Build] = {
     "arith.addi": canon.add, "arith.subi": canon.sub, "arith.muli": canon.mul,
     "arith.floordivsi": canon.floordiv, "arith.ceildivsi": canon.ceildiv,
     "arith.minsi": canon.minimum, "arith.maxsi": canon.maximum,
@@ -96,9 +100,9 @@ def _nonneg(expr: Expr, state: InferenceState) -> bool:
 
 
 def _combine(name: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -> ShapeExtent:
-    if a.strength == 2 and b.strength == 2:
+    if a.strength is _EXACT and b.strength is _EXACT:
         x, y = a.expr, b.expr
-        build = _EXACT.get(name)
+        build = _EXACT_OPS.get(name)
         if build is None:
             build = _NONNEG_ONLY.get(name)
             if build is None or not (_nonneg(x, state) and _nonneg(y, state)):  # type: ignore[arg-type]
@@ -110,7 +114,7 @@ def _combine(name: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -
             value = cancel_exact_divisions(value)
         return Exact(value)
     bounded = _BOUNDED.get(name)
-    if bounded is not None and a.strength and b.strength:
+    if bounded is not None and a.strength is not _UNKNOWN and b.strength is not _UNKNOWN:
         return bounded(a, b)
     return UNKNOWN
 
@@ -132,7 +136,7 @@ def _elementwise(
         combine(list(column)) for column in zip(*parts, strict=True)))]  # type: ignore[call-overload]
 
 
-@register(*_EXACT, *_NONNEG_ONLY)
+@register(*_EXACT_OPS, *_NONNEG_ONLY)
 def _binary(op: ir.Operation, state: InferenceState) -> Facts:
     name = op.name
     return _elementwise(op, state, lambda v: _combine(name, v[0], v[1], state))
@@ -178,7 +182,7 @@ def _constant(op: ir.Operation, state: InferenceState) -> Facts:
 
 def _fits(extent: ShapeExtent, width: int, state: InferenceState) -> bool:
     expr = extent.expr
-    if extent.strength != 2 or expr is None:
+    if extent.strength is not _EXACT or expr is None:
         return False
     return _nonneg(expr, state) and \
         prove_le(expr, (1 << (width - 1)) - 1, state.extents, fallback=False) is True
@@ -195,13 +199,13 @@ def _signed_cast(op: ir.Operation, state: InferenceState) -> Facts:
     if _is_boolean(op.operands[0]):
         # Sign extension of an i1 (held as 0 or 1) gives 0 or -1.
         return _elementwise(op, state, lambda v: Exact(canon.neg(v[0].expr))  # type: ignore[arg-type]
-                            if v[0].strength == 2 else UNKNOWN)
+                            if v[0].strength is _EXACT else UNKNOWN)
     return _elementwise(op, state, lambda v: v[0])
 
 
 @register("arith.index_castui", "arith.extui", "index.castu")
 def _unsigned_cast(op: ir.Operation, state: InferenceState) -> Facts:
-    return _elementwise(op, state, lambda v: v[0] if v[0].strength == 2 and _nonneg(
+    return _elementwise(op, state, lambda v: v[0] if v[0].strength is _EXACT and _nonneg(
         v[0].expr, state) else UNKNOWN)  # type: ignore[arg-type]
 
 
@@ -214,7 +218,7 @@ def _truncate(op: ir.Operation, state: InferenceState) -> Facts:
 
 
 def _decide(predicate: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -> bool | None:
-    if a.strength != 2 or b.strength != 2:
+    if a.strength is not _EXACT or b.strength is not _EXACT:
         return None
     x, y = a.expr, b.expr
     if predicate[0] == "u":

@@ -8,7 +8,7 @@ from mlir import ir
 
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent import guarantee as g
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, instantiate
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, instantiate
 from symshape_mlir.inference.errors import OpUsageError
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.obligations import Compare, Condition, Quantity
@@ -33,6 +33,10 @@ __all__ = [
     "with_origins",
 ]
 
+# Strength members, hoisted (see Strength).
+_EXACT = Strength.EXACT
+_UNKNOWN = Strength.UNKNOWN
+
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 
 MAX_ELEMENTS = 64
@@ -41,7 +45,7 @@ MAX_ELEMENTS = 64
 
 def const_int(extent: ShapeExtent) -> int | None:
     """The integer an exact constant extent holds, else ``None``."""
-    if extent.strength != 2:
+    if extent.strength is not _EXACT:
         return None
     return extent.expr.const_value  # type: ignore[union-attr]
 
@@ -55,7 +59,7 @@ def product(state: InferenceState, extents: Sequence[ShapeExtent]) -> ShapeExten
     cache = state.cache.setdefault("product", {})
     total = const_extent(1)
     for extent in extents:
-        if total.strength == 2 and extent.strength == 2:
+        if total.strength is _EXACT and extent.strength is _EXACT:
             key = (total.expr, extent.expr)
             known = cache.get(key)
             if known is None:
@@ -122,7 +126,7 @@ def raw_scalar(state: InferenceState, value: ir.Value) -> ShapeExtent:
     """What is known of the raw value of a 0-d integer tensor: its element,
     else an integer of unknown sign (:meth:`InferenceState.fresh_signed`)."""
     elements = state.elements(value)
-    if elements is not None and len(elements) == 1 and elements[0].strength:
+    if elements is not None and len(elements) == 1 and elements[0].strength is not _UNKNOWN:
         return elements[0]
     return state.fresh_signed(("raw", value))
 
@@ -138,10 +142,10 @@ def size_extent(
     fails the call instead of reaching an allocation).
     """
     known = state.value(value)
-    if op is not None and not (known.strength == 2 and known.expr.is_nonnegative):  # type: ignore[union-attr]
-        state.require_nonneg(known if known.strength else UNKNOWN, op, field,
+    if op is not None and not (known.strength is _EXACT and known.expr.is_nonnegative):  # type: ignore[union-attr]
+        state.require_nonneg(known, op, field,
                              (Compare("le", Quantity.const(0), Quantity.scalar(value)),))
-    return known if known.strength else state.fresh(value)
+    return known if known.strength is not _UNKNOWN else state.fresh(value)
 
 
 def result_dims(

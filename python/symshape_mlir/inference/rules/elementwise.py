@@ -16,13 +16,16 @@ from collections.abc import Sequence
 
 from mlir import ir
 
-from symshape_mlir.extent.guarantee import ShapeExtent
+from symshape_mlir.extent.guarantee import ShapeExtent, Strength
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import same_dims
 from symshape_mlir.inference.state import InferenceState, describe
 
 __all__ = ["elementwise_shape"]
+
+# Strength members, hoisted (see Strength).
+_UNKNOWN = Strength.UNKNOWN
 
 Facts = list[ValueFacts | None]
 
@@ -59,7 +62,7 @@ def elementwise_shape(
             continue
         assert shape is not None and first_value is not None
         for axis, extent in enumerate(facts.shape[:len(shape)]):
-            if extent is not shape[axis] or not extent.strength:
+            if extent is not shape[axis] or extent.strength is _UNKNOWN:
                 shape[axis] = state.unify(
                     shape[axis], extent, op,
                     describe("axis {} of operand #0 and operand #{}", axis, index),

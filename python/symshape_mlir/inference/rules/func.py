@@ -31,7 +31,7 @@ from mlir import ir
 
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.expr import Sym
-from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, UpperBound, instantiate
+from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, Strength, UpperBound, instantiate
 from symshape_mlir.inference.engine import infer_function
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.obligations import Quantity
@@ -40,6 +40,10 @@ from symshape_mlir.inference.rules.common import DYNAMIC, same_size
 from symshape_mlir.inference.state import InferenceState, const_extent
 
 __all__: list[str] = []
+
+# Strength members, hoisted (see Strength).
+_EXACT = Strength.EXACT
+_UNKNOWN = Strength.UNKNOWN
 
 Facts = list[ValueFacts | None]
 
@@ -78,7 +82,7 @@ def _call(op: ir.Operation, state: InferenceState) -> Facts:
         if parameter.expr is None:
             return
         parameters.update(parameter.expr.free_symbols)
-        if parameter.strength != 2 or not isinstance(parameter.expr, Sym):
+        if parameter.strength is not _EXACT or not isinstance(parameter.expr, Sym):
             return
         symbol = parameter.expr.name
         if symbol in bound:
@@ -97,8 +101,8 @@ def _call(op: ir.Operation, state: InferenceState) -> Facts:
                 bind(p, a, f"operand #{index} axis {axis}", Quantity.dim(operand, axis),
                      given.origin(axis))
         if declared.value is not None:
-            passed = given.value if given.value is not None and given.value.strength else \
-                state.fresh_signed(operand)
+            passed = given.value if given.value is not None and \
+                given.value.strength is not _UNKNOWN else state.fresh_signed(operand)
             bind(declared.value, passed, f"operand #{index}", Quantity.scalar(operand), None)
 
     def symbol_of(symbol: str) -> ShapeExtent | None:
@@ -117,7 +121,7 @@ def _call(op: ir.Operation, state: InferenceState) -> Facts:
         if not symbols:
             return extent
         value = instantiate(extent.expr, symbols=symbols, ctx=state.extents)
-        if extent.strength == 2 or value.expr is None:
+        if extent.strength is _EXACT or value.expr is None:
             return value
         return UpperBound(value.expr)
 
@@ -126,7 +130,7 @@ def _call(op: ir.Operation, state: InferenceState) -> Facts:
         shape = origins = None
         if facts.shape is not None:
             shape = tuple(at_call(e) for e in facts.shape)
-            origins = tuple(None if e.strength == 2 else (facts.origin(a) or here)
+            origins = tuple(None if e.strength is _EXACT else (facts.origin(a) or here)
                             for a, e in enumerate(shape))
         value = None if facts.value is None else at_call(facts.value)
         elements = None if facts.elements is None else tuple(at_call(e) for e in facts.elements)

@@ -58,7 +58,7 @@ from mlir import ir
 
 from symshape_mlir.extent.canon import ceildiv, floordiv, minimum
 from symshape_mlir.extent.expr import Const, Expr
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, UpperBound
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.obligations import Compare, Quantity
 from symshape_mlir.inference.registry import register
@@ -66,6 +66,10 @@ from symshape_mlir.inference.rules.common import dense_i64, same_dims
 from symshape_mlir.inference.state import InferenceState, describe
 
 __all__ = ["operand_loops"]
+
+# Strength members, hoisted (see Strength).
+_EXACT = Strength.EXACT
+_UNKNOWN = Strength.UNKNOWN
 
 Facts = list[ValueFacts | None]
 Loops = tuple[tuple[int, ...] | None, ...]
@@ -352,8 +356,8 @@ def _destination_passing(op: ir.Operation, state: InferenceState) -> Facts:
             known = shapes[first][first_axis]  # type: ignore[index]
             for index, axis in group[1:]:
                 extent = shapes[index][axis]  # type: ignore[index]
-                if (known is extent and known.strength) or (
-                        known.strength == 2 and extent.strength == 2
+                if (known is extent and known.strength is not _UNKNOWN) or (
+                        known.strength is _EXACT and extent.strength is _EXACT
                         and known.expr is extent.expr):
                     continue
                 known = state.unify(

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, UpperBound, join
+from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, Strength, UpperBound, join
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_nonnegative
 from symshape_mlir.inference.engine import infer_nested, join_facts
 from symshape_mlir.inference.facts import Origin, ValueFacts
@@ -52,6 +52,10 @@ from symshape_mlir.inference.rules.common import const_int
 from symshape_mlir.inference.state import InferenceState
 
 __all__: list[str] = []
+
+# Strength members, hoisted (see Strength).
+_EXACT = Strength.EXACT
+_UNKNOWN = Strength.UNKNOWN
 
 Facts = list[ValueFacts | None]
 _VALUE = -1
@@ -93,12 +97,12 @@ def _if(op: ir.Operation, state: InferenceState) -> Facts:
 
 
 def _stable(carried: ShapeExtent, yielded: ShapeExtent, state: InferenceState) -> bool:
-    if carried.strength == 0:
+    if carried.strength is _UNKNOWN:
         return True
-    if yielded.strength == 0:
+    if yielded.strength is _UNKNOWN:
         return False
-    if carried.strength == 2:
-        return yielded.strength == 2 and (
+    if carried.strength is _EXACT:
+        return yielded.strength is _EXACT and (
             yielded.expr is carried.expr
             or prove_eq(yielded.expr, carried.expr, state.extents) is True)  # type: ignore[arg-type]
     return yielded.expr is carried.expr or \
@@ -140,13 +144,14 @@ def _generalize(
     elements = None if (index, _ELEMENTS) in varying else facts.elements
     origins = None
     if facts.origins is not None and shape is not None:
-        origins = tuple(None if shape[a].strength == 2 else o for a, o in enumerate(facts.origins))
+        origins = tuple(None if shape[a].strength is _EXACT else o
+                        for a, o in enumerate(facts.origins))
     return ValueFacts(shape, value, elements, origins)
 
 
 def _induction(op: ir.Operation, state: InferenceState) -> ShapeExtent:
     lower, upper = state.value(op.operands[0]), state.value(op.operands[1])
-    if lower.strength != 2 or prove_nonnegative(lower.expr, state.extents) is not True:  # type: ignore[arg-type]
+    if lower.strength is not _EXACT or prove_nonnegative(lower.expr, state.extents) is not True:  # type: ignore[arg-type]
         return UNKNOWN
     lo = const_int(lower) or 0
     hi = const_int(upper)
@@ -158,7 +163,7 @@ def _result_extent(
     init: ShapeExtent, yielded: ShapeExtent, carried: ShapeExtent | None, mark: int,
     state: InferenceState,
 ) -> ShapeExtent:
-    if yielded.strength == 0:
+    if yielded.strength is _UNKNOWN:
         return UNKNOWN
     if not state.made_since(mark, yielded):
         return join(init, yielded, state.extents)
@@ -181,7 +186,7 @@ def _loop_result(
                 extent = _result_extent(
                     extent, yielded.shape[axis], _carried_extent(op, index, axis, state), mark,
                     state)
-                found.append(None if extent.strength == 2 else here)
+                found.append(None if extent.strength is _EXACT else here)
             else:
                 found.append(init.origin(axis))
             extents.append(extent)

@@ -15,7 +15,7 @@ from mlir import ir
 from symshape_mlir.attributes import enum_name, shape_from_attr
 from symshape_mlir.extent import Const, InputAxis, RuntimeScalar, canon, minimum
 from symshape_mlir.extent import guarantee as g
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, UpperBound
 from symshape_mlir.extent.prove import cancel_exact_divisions, prove_ne, prove_nonnegative
 from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
@@ -32,6 +32,9 @@ from symshape_mlir.inference.rules.common import (
 from symshape_mlir.inference.state import InferenceState
 
 __all__: list[str] = []
+
+# Strength members, hoisted (see Strength).
+_EXACT = Strength.EXACT
 
 Facts = list[ValueFacts | None]
 
@@ -86,13 +89,13 @@ def _arith(op: ir.Operation, state: InferenceState) -> Facts:
             and rhs.expr.const_value == 0):
         raise ShapeInferenceError(op.location, f"'{op.name}' divides by the constant 0")
     value = _COMBINATORS[op.name](lhs, _nonneg(lhs, state), rhs, _nonneg(rhs, state))
-    if value.strength == 2:
+    if value.strength is _EXACT:
         value = Exact(cancel_exact_divisions(value.expr))  # type: ignore[arg-type]
     return [ValueFacts(value=value)]
 
 
 def _nonneg(extent: ShapeExtent, state: InferenceState) -> bool:
-    return extent.strength == 2 and prove_nonnegative(
+    return extent.strength is _EXACT and prove_nonnegative(
         extent.expr, state.extents, fallback=False) is True  # type: ignore[arg-type]
 
 

@@ -41,7 +41,7 @@ from mlir import ir
 from symshape_mlir.extent import guarantee as g
 from symshape_mlir.extent.canon import floordiv
 from symshape_mlir.extent.canon import mul as canon_mul
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength
 from symshape_mlir.extent.prove import prove_eq, prove_ge, prove_lt
 from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.facts import ValueFacts
@@ -66,6 +66,10 @@ from symshape_mlir.inference.rules.common import (
 from symshape_mlir.inference.state import InferenceState, const_extent, describe
 
 __all__ = ["mixed_sizes", "propagates_elements"]
+
+# Strength members, hoisted (see Strength).
+_EXACT = Strength.EXACT
+_UNKNOWN = Strength.UNKNOWN
 
 Facts = list[ValueFacts | None]
 _ZERO = const_extent(0)
@@ -212,7 +216,7 @@ def _sized_by(op: ir.Operation, sizes: list[ir.Value], state: InferenceState) ->
     dynamic = iter(sizes)
     origins = tuple(
         None if d != DYNAMIC else
-        None if extent.strength == 2 else value_origin(state, next(dynamic))
+        None if extent.strength is _EXACT else value_origin(state, next(dynamic))
         for d, extent in zip(ir.RankedTensorType(op.result.type).shape, shape, strict=True))
     return ValueFacts(shape=shape, origins=origins)
 
@@ -240,7 +244,8 @@ def _cast(op: ir.Operation, state: InferenceState) -> Facts:
         return [ValueFacts(elements=source.elements)]
     shape = list(source.shape)
     for axis, static in enumerate(result.shape):
-        if static == DYNAMIC or (shape[axis].strength == 2 and const_int(shape[axis]) == static):
+        if static == DYNAMIC or (
+                shape[axis].strength is _EXACT and const_int(shape[axis]) == static):
             continue
         # The cast asserts the size: a fact only once established (a bound
         # provably below it is an error of the unification).
@@ -349,7 +354,7 @@ def _collapse_shape(op: ir.Operation, state: InferenceState) -> Facts:
 
 def _signed_value(state: InferenceState, value: ir.Value) -> ShapeExtent:
     known = state.value(value)
-    return known if known.strength else state.fresh_signed(value)
+    return known if known.strength is not _UNKNOWN else state.fresh_signed(value)
 
 
 def _same_elements(op: ir.Operation, state: InferenceState) -> tuple[ShapeExtent, ...] | None:
@@ -378,7 +383,7 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
     targets: list[ShapeExtent] = list(elements) \
         if elements is not None and len(elements) == rank else [UNKNOWN] * rank
     for axis, target in enumerate(targets):
-        if target.strength == 2 and prove_lt(target.expr, 0, state.extents) is True:  # type: ignore[arg-type]
+        if target.strength is _EXACT and prove_lt(target.expr, 0, state.extents) is True:  # type: ignore[arg-type]
             raise ShapeInferenceError(
                 op.location,
                 f"target extent {axis} is {target}: tensor.reshape has no -1 or 0 convention "
@@ -392,13 +397,13 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
         state.require_exact(target, op, f"reshape shape element {axis}", count,
                             value_origin(state, shape_value))
     numel = product(state, source)
-    unknown = [axis for axis, t in enumerate(targets) if t.strength == 0]
-    if len(unknown) == 1 and numel.strength == 2:
+    unknown = [axis for axis, t in enumerate(targets) if t.strength is _UNKNOWN]
+    if len(unknown) == 1 and numel.strength is _EXACT:
         others = product(state, [t for axis, t in enumerate(targets) if axis != unknown[0]])
-        if others.strength == 2 and prove_ge(others.expr, 1, state.extents) is True:  # type: ignore[arg-type]
+        if others.strength is _EXACT and prove_ge(others.expr, 1, state.extents) is True:  # type: ignore[arg-type]
             targets[unknown[0]] = Exact(floordiv(numel.expr, others.expr))  # type: ignore[arg-type]
             unknown = []
-    exact = all(t.strength == 2 for t in targets)
+    exact = all(t.strength is _EXACT for t in targets)
     for axis in unknown:
         targets[axis] = state.fresh(("reshape", op, axis))
     for axis, target in enumerate(targets):
@@ -413,7 +418,7 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
     # A static result dim is a promise the shape operand must keep.
     for axis, static in enumerate(ir.RankedTensorType(op.result.type).shape):
         target = targets[axis]
-        if static != DYNAMIC and not (target.strength == 2 and prove_eq(
+        if static != DYNAMIC and not (target.strength is _EXACT and prove_eq(
                 target.expr, static, state.extents, fallback=False) is False):  # type: ignore[arg-type]
             # (a provably different one is the engine's static-dimension error)
             targets[axis] = state.unify(
