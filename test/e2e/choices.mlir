@@ -1,11 +1,15 @@
 // Choices between tensors of different run-time sizes, a loop starting
-// from a slice while another result copies the whole input, and an
-// insertion into a tensor a loop starts from: IREE 3.13 miscompiles each in
-// plain upstream form (symshape-resolve{target=iree} shields them; see
-// python/symshape_mlir/lowering/hints.py).
+// from a slice while another result copies the whole input, an insertion
+// into a tensor a loop starts from, two insertions into copies that CSE
+// makes one, and equal sums beside their operand: IREE 3.13 miscompiles
+// each in plain upstream form (symshape-resolve{target=iree} shields them;
+// see python/symshape_mlir/lowering/hints.py).
 // Reference: `x if k > 0 else y` for @choose and @branch; `y` and
 // `(k + 1) * y[:, :cols // 2]` for @loop_from_slice; `ones(x.shape)` and
-// `(k + 1) * ones(x.shape)` for @insert_beside_loop.
+// `(k + 1) * ones(x.shape)` for @insert_beside_loop; `y` with `a` over its
+// first row, `y` with `b` over its last row and `(k + 1) * y` for
+// @inserts_into_one_copy; `2 * v`, `3 * v` and `3 * v` for
+// @sums_beside_their_operand.
 
 // A scalar-condition select: the whole of %x or the whole of %y.
 func.func @choose(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -98,4 +102,65 @@ func.func @insert_beside_loop(%x: tensor<?x?xf32> {symshape.axes = #symshape.sha
     scf.yield %next : tensor<?x?xf32>
   }
   return %ins, %sum : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// Three equal copies of %y (CSE makes them one): a row of %a inserted into
+// the first, a row of %b into the second, a loop from the third. (Its own
+// axis names: the others' bindings have rows = 0, which leaves no row.)
+func.func @inserts_into_one_copy(%y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[h, w]>},
+                                 %a: tensor<1x?xf32> {symshape.axes = #symshape.shape<[1, w]>},
+                                 %b: tensor<1x?xf32> {symshape.axes = #symshape.shape<[1, w]>},
+                                 %k: tensor<i64>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = tensor.dim %y, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %y, %c1 : tensor<?x?xf32>
+  %last = arith.subi %rows, %c1 : index
+  %e1 = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %copy1 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<?x?xf32>) outs(%e1 : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?x?xf32>
+  %ins_a = tensor.insert_slice %a into %copy1[0, 0] [1, %cols] [1, 1]
+      : tensor<1x?xf32> into tensor<?x?xf32>
+  %e2 = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %copy2 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<?x?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?x?xf32>
+  %ins_b = tensor.insert_slice %b into %copy2[%last, 0] [1, %cols] [1, 1]
+      : tensor<1x?xf32> into tensor<?x?xf32>
+  %e3 = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %copy3 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<?x?xf32>) outs(%e3 : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.addf %in, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<?x?xf32>
+  %kv = tensor.extract %k[] : tensor<i64>
+  %trips = arith.index_cast %kv : i64 to index
+  %sum = scf.for %i = %c0 to %trips step %c1 iter_args(%acc = %copy3) -> (tensor<?x?xf32>) {
+    %next = arith.addf %acc, %y : tensor<?x?xf32>
+    scf.yield %next : tensor<?x?xf32>
+  }
+  return %ins_a, %ins_b, %sum : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// 2v, v + 2v, and v + 2v again as a linalg.map with its operands swapped.
+func.func @sums_beside_their_operand(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>})
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %two = arith.addf %v, %v : tensor<?xf32>
+  %three = arith.addf %v, %two : tensor<?xf32>
+  %n = tensor.dim %v, %c0 : tensor<?xf32>
+  %init = tensor.empty(%n) : tensor<?xf32>
+  %also = linalg.map { arith.addf } ins(%two, %v : tensor<?xf32>, tensor<?xf32>)
+      outs(%init : tensor<?xf32>)
+  return %two, %three, %also : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
 }

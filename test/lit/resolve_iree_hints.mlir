@@ -188,7 +188,8 @@ func.func @gather_from_column(%table: tensor<?x?xf32> {symshape.axes = #symshape
 // CHECK-NEXT:    %[[S:.*]] = tensor.extract_slice %[[X]][%[[AT]], %[[J]]] [%[[L]], 2] [1, 1] : tensor<3x?xf32> to tensor<?x2xf32>
 // CHECK:         %[[EMPTY2:.*]] = arith.cmpi eq, %[[L]], %[[Z2:.*]] : index
 // CHECK-NEXT:    %[[AT2:.*]] = arith.select %[[EMPTY2]], %[[Z2]], %[[K]] : index
-// CHECK:         tensor.insert_slice %[[S]] into %{{.*}}[%[[AT2]], 0] [%[[L]], 2] [1, 1] : tensor<?x2xf32> into tensor<3x?xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : tensor<3x?xf32>)
+// CHECK:           arith.subi %{{.*}}, %[[AT2]] : index
 // CHECK:         tensor.extract_slice %[[X]][%c0{{(_[0-9]+)?}}, %[[J]]] [0, 2] [1, 1] : tensor<3x?xf32> to tensor<0x2xf32>
 // CHECK:         return
 func.func @empty_at_end(%x: tensor<3x?xf32> {symshape.axes = #symshape.shape<[3, n]>},
@@ -226,18 +227,24 @@ func.func @reshape_sizes(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r
 
 // -----
 
-// IREE 3.13 updated an insertion's destination in place although a loop
-// also started from it: the insertion returned zeros. An insertion into
-// anything but a fresh tensor.empty or another insertion reads its
-// destination through a barrier.
+// IREE 3.13 updates an insertion's destination in place although a loop
+// also starts from it, or another insertion writes into it (a barrier is
+// no copy): an insertion into anything but a fresh tensor.empty becomes a
+// linalg.generic that reads the destination and writes a new tensor.
 // CHECK-LABEL: func.func @insert_beside_loop
+// CHECK-SAME:    (%[[X:.*]]: tensor<?xf32>)
 // CHECK:         %[[COPY:.*]] = linalg.copy
 // CHECK:         %[[EMPTY:.*]] = tensor.empty
 // CHECK:         %[[FIRST:.*]] = tensor.insert_slice %{{.*}} into %[[EMPTY]][0] [%{{.*}}] [1]
-// CHECK:         tensor.insert_slice %{{.*}} into %[[FIRST]][%{{.*}}] [%{{.*}}] [1]
-// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[COPY]]) : (tensor<?xf32>) -> tensor<?xf32>
-// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}}) : (tensor<?xf32>, index) -> tensor<?xf32>
-// CHECK:         tensor.insert_slice %{{.*}} into %[[T]][0] [%{{.*}}] [1] : tensor<?xf32> into tensor<?xf32>
+// CHECK:         %[[CAT:.*]] = linalg.generic {{.*}} ins(%[[FIRST]] : tensor<?xf32>)
+// CHECK:           %[[I:.*]] = linalg.index 0 : index
+// CHECK:           %[[AT:.*]] = arith.subi %[[I]], %{{.*}} : index
+// CHECK:           %[[IN:.*]] = arith.cmpi ult, %[[AT]], %{{.*}} : index
+// CHECK:           scf.if %[[IN]] -> (f32) {
+// CHECK:             tensor.extract %[[X]][%[[AT]]] : tensor<?xf32>
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[COPY]] : tensor<?xf32>)
+// CHECK-NOT:     util.optimization_barrier
+// CHECK:         return %[[CAT]], %[[R]]
 func.func @insert_beside_loop(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>})
     -> (tensor<?xf32>, tensor<?xf32>) {
   %c0 = arith.constant 0 : index
@@ -250,4 +257,50 @@ func.func @insert_beside_loop(%x: tensor<?xf32> {symshape.axes = #symshape.shape
   %cat = tensor.insert_slice %x into %first[%n] [%n] [1] : tensor<?xf32> into tensor<?xf32>
   %r = tensor.insert_slice %x into %copy[0] [%n] [1] : tensor<?xf32> into tensor<?xf32>
   return %cat, %r : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// Elementwise tensors that compute the same (here v + 2v, its operands
+// swapped, as a linalg.map and an arith.addf): IREE 3.13 fuses them into
+// one dispatch and returns its first result for the second. The later one
+// is replaced by the earlier.
+// CHECK-LABEL: func.func @sums_beside_their_operand
+// CHECK:         %[[TWO:.*]] = arith.addf %{{.*}}, %{{.*}} : tensor<?xf32>
+// CHECK:         %[[THREE:.*]] = arith.addf %{{.*}}, %[[TWO]] : tensor<?xf32>
+// CHECK:         return %[[TWO]], %[[THREE]], %[[THREE]]
+func.func @sums_beside_their_operand(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>})
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %two = arith.addf %v, %v : tensor<?xf32>
+  %three = arith.addf %v, %two : tensor<?xf32>
+  %n = tensor.dim %two, %c0 : tensor<?xf32>
+  %init = tensor.empty(%n) : tensor<?xf32>
+  %also = linalg.map { arith.addf } ins(%two, %v : tensor<?xf32>, tensor<?xf32>)
+      outs(%init : tensor<?xf32>)
+  return %two, %three, %also : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// The same through a call, which IREE inlines: the call's result is keyed
+// by what its callee returns.
+// CHECK-LABEL: func.func @sum_beside_a_call
+// CHECK:         %[[S:.*]] = call @add
+// CHECK:         return %[[S]], %[[S]]
+func.func private @add(%p: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                       %q: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<?xf32> {
+  %s = arith.addf %p, %q : tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+func.func @sum_beside_a_call(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                             %w: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>})
+    -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %s = func.call @add(%v, %w) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %n = tensor.dim %v, %c0 : tensor<?xf32>
+  %init = tensor.empty(%n) : tensor<?xf32>
+  %also = linalg.map { arith.addf } ins(%w, %v : tensor<?xf32>, tensor<?xf32>)
+      outs(%init : tensor<?xf32>)
+  return %s, %also : tensor<?xf32>, tensor<?xf32>
 }

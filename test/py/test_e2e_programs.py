@@ -370,6 +370,34 @@ PROGRAMS: dict[str, Program] = {
         lambda x, k: (np.ones_like(x), (int(k) + 1) * np.ones_like(x)),
         scalars=("k",),
     ),
+    "inserts_into_one_copy": Program(
+        "choices.mlir",
+        "inserts_into_one_copy",
+        (
+            {"h": 3, "w": 4, "k": 0},
+            {"h": 2, "w": 3, "k": 2},
+            {"h": 1, "w": 0, "k": 1},
+        ),
+        lambda rng, b: (
+            _normal(rng, (b["h"], b["w"])),
+            _normal(rng, (1, b["w"])),
+            _normal(rng, (1, b["w"])),
+            np.array(b["k"], np.int64),
+        ),
+        lambda y, a, b, k: (
+            np.concatenate([a, y[1:]]),
+            np.concatenate([y[:-1], b]),
+            (int(k) + 1) * y,
+        ),
+        scalars=("k",),
+    ),
+    "sums_beside_their_operand": Program(
+        "choices.mlir",
+        "sums_beside_their_operand",
+        ({"n": 5}, {"n": 1}, {"n": 0}),
+        lambda rng, b: (_normal(rng, (b["n"],)),),
+        lambda v: (2 * v, v + 2 * v, v + 2 * v),
+    ),
     # Empty slices that start at the end of a static axis (slices.mlir).
     "past_end": Program(
         "slices.mlir",

@@ -1,7 +1,8 @@
 """What ``symshape-resolve{target=iree}`` adds for IREE: upper bounds as
 hints, and shields around forms IREE 3.13 miscompiles (each ``shield_*``
-function names its IREE failure; ``test/py/test_iree_known_bugs.py`` keeps
-an upstream-only reproducer of each).
+function, and `merge_equal_elementwise`, names its IREE failure;
+``test/py/test_iree_known_bugs.py`` keeps an upstream-only reproducer of
+each).
 
 An upper bound is never a shape; when it is a constant it still tells IREE
 something useful. After an op whose result has a dynamic axis bounded by a
@@ -24,7 +25,7 @@ emitted for bounds inference proved.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, scf, tensor
+from mlir.dialects import arith, linalg, scf, tensor
 
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.index_builder import IndexBuilder
@@ -32,9 +33,10 @@ from symshape_mlir.walk import collect_ops
 
 __all__ = [
     "insert_upper_bound_hints",
+    "merge_equal_elementwise",
     "shield_empty_slice_offsets",
     "shield_gathered_slices",
-    "shield_insert_destinations",
+    "shield_insertions",
     "shield_loop_inits",
     "shield_reshape_sizes",
     "shield_static_casts",
@@ -280,6 +282,15 @@ def _is_slice(value: ir.Value) -> bool:
     return owner is not None and owner.name == "tensor.extract_slice"
 
 
+def _in_generic(op: ir.Operation) -> bool:
+    """Whether ``op`` is in the body of a ``linalg.generic`` (possibly in a
+    branch there, as in `shield_insertions`)."""
+    parent = op.parent
+    while parent is not None and parent.name in ("scf.if", "scf.yield"):
+        parent = parent.parent
+    return parent is not None and parent.name == "linalg.generic"
+
+
 def shield_gathered_slices(func: ir.Operation) -> int:
     """Puts ``util.optimization_barrier`` (and its sizes) between a slice and
     each ``linalg.generic`` that reads it element by element with
@@ -301,8 +312,7 @@ def shield_gathered_slices(func: ir.Operation) -> int:
         %g = linalg.generic ... { ... tensor.extract %t[%row, %j] ... }
     """
     reads = collect_ops(func, lambda op: op.name == "tensor.extract"
-                        and op.parent is not None and op.parent.name == "linalg.generic"
-                        and _is_slice(op.operands[0]))
+                        and _in_generic(op) and _is_slice(op.operands[0]))
     shielded: dict[ir.Value, ir.Value] = {}
     for read in reads:
         source = read.operands[0]
@@ -417,32 +427,314 @@ def shield_reshape_sizes(func: ir.Operation) -> int:
     return shielded
 
 
-def shield_insert_destinations(func: ir.Operation) -> int:
-    """Puts ``util.optimization_barrier`` (and its sizes) between each
-    dynamic ``tensor.insert_slice`` and its destination, unless that is a
-    fresh ``tensor.empty`` or the result of another insertion; returns how
-    many.
+def _slice_parameters(op: ir.Operation) -> tuple[list, list, list]:
+    """The offsets, sizes and strides of a ``tensor.insert_slice``: each an
+    ``int`` where static, else its operand."""
+    dynamic = ir.ShapedType.get_dynamic_size()
+    at = 2  # source, destination, then the dynamic offsets, sizes and strides
+    out = []
+    for name in ("static_offsets", "static_sizes", "static_strides"):
+        values: list[ir.Value | int] = []
+        for static in ir.DenseI64ArrayAttr(op.attributes[name]):
+            if static == dynamic:
+                values.append(op.operands[at])
+                at += 1
+            else:
+                values.append(static)
+        out.append(values)
+    return out[0], out[1], out[2]
 
-    IREE 3.13 updates such a destination in place although a loop also
-    starts from it (after CSE merges two equal producers): the insertion
-    then returned zeros. Behind a barrier the update gets its own copy:
+
+def _index_value(value: ir.Value | int) -> ir.Value:
+    if isinstance(value, int):
+        return arith.ConstantOp(ir.IndexType.get(), value).result
+    return value
+
+
+def _insert_out_of_place(source: ir.Value, dest: ir.Value, offsets: list, sizes: list,
+                         result_type: ir.Type) -> ir.Value:
+    """``tensor.insert_slice`` (unit strides, same rank) as a ``linalg.generic``
+    that reads ``dest`` and writes a fresh tensor: each element inside the
+    window is read from ``source`` in an ``scf.if`` (an empty ``source`` is
+    never read), the others are ``dest``'s."""
+    dest_type = ir.RankedTensorType(dest.type)
+    rank = dest_type.rank
+    element = dest_type.element_type
+    offsets = [_index_value(o) for o in offsets]
+    sizes = [_index_value(s) for s in sizes]
+    extents = [tensor.DimOp(dest, arith.ConstantOp(ir.IndexType.get(), axis).result).result
+               if dest_type.is_dynamic_dim(axis) else dest_type.get_dim_size(axis)
+               for axis in range(rank)]
+    init = tensor.empty(extents, element)
+    identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
+    parallel = ir.ArrayAttr.get(
+        [ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank)
+    generic = linalg.GenericOp([result_type], [dest], [init],
+                               ir.ArrayAttr.get([identity, identity]), parallel)
+    block = generic.regions[0].blocks.append(element, element)
+    with ir.InsertionPoint(block):
+        inside = None
+        at = []
+        for axis in range(rank):
+            index = linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis))
+            # Below the offset the difference wraps to a huge unsigned value.
+            relative = arith.SubIOp(index.result, offsets[axis]).result
+            at.append(relative)
+            within = arith.CmpIOp(arith.CmpIPredicate.ult, relative, sizes[axis]).result
+            inside = within if inside is None else arith.AndIOp(inside, within).result
+        assert inside is not None
+        branch = scf.IfOp(inside, [element], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([tensor.ExtractOp(source, at).result])
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp([block.arguments[0]])
+        linalg.YieldOp([branch.results[0]])
+    return generic.results[0]
+
+
+def shield_insertions(func: ir.Operation) -> int:
+    """Rewrites each ``tensor.insert_slice`` into anything but a fresh
+    ``tensor.empty`` as a ``linalg.generic`` that reads its destination and
+    writes a new tensor; returns how many.
+
+    IREE 3.13 writes an insertion in place into its destination's buffer
+    while other readers still need the old value: an insertion into a copy
+    a loop also starts from returned zeros, and so did the loop's start.
+    ``util.optimization_barrier`` is no copy: IREE gives two barriers of one
+    value the value's buffer, so two insertions into a destination that CSE
+    made one (each through its own barrier) both wrote into one buffer (the
+    first returned the second's rows). Out of place there is nothing to
+    alias (unit strides, same rank; an insertion into a ``tensor.empty``
+    stays, nothing else can read that):
 
     .. code-block:: mlir
 
-        %b = "util.optimization_barrier"(%dest) : (tensor<?xf32>) -> tensor<?xf32>
-        %t = "flow.tensor.tie_shape"(%b, %rows) : (tensor<?xf32>, index) -> tensor<?xf32>
-        %r = tensor.insert_slice %x into %t[0] [%rows] [1] : tensor<?xf32> into tensor<?xf32>
+        %e = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+        %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = [...]}
+            ins(%dest : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+        ^bb0(%old: f32, %out: f32):
+          %i = linalg.index 0 : index
+          %j = linalg.index 1 : index
+          %si = arith.subi %i, %off : index
+          %in0 = arith.cmpi ult, %si, %len : index
+          %in1 = arith.cmpi ult, %j, %width : index
+          %in = arith.andi %in0, %in1 : i1
+          %v = scf.if %in -> (f32) {
+            %x = tensor.extract %src[%si, %j] : tensor<?x?xf32>
+            scf.yield %x : f32
+          } else {
+            scf.yield %old : f32
+          }
+          linalg.yield %v : f32
+        } -> tensor<?x?xf32>
     """
-    inserts = collect_ops(func, lambda op: op.name == "tensor.insert_slice"
-                          and _is_dynamic_tensor(op.operands[1].type))
+    inserts = collect_ops(func, lambda op: op.name == "tensor.insert_slice")
     shielded = 0
     for insert in inserts:
-        dest = insert.operands[1]
-        owner = dest.owner
-        if isinstance(owner, ir.OpView) and owner.name in ("tensor.empty",
-                                                           "tensor.insert_slice"):
+        source, dest = insert.operands[0], insert.operands[1]
+        owner = _producer(dest)
+        if owner is not None and owner.name == "tensor.empty":
+            continue
+        if ir.RankedTensorType(source.type).rank != ir.RankedTensorType(dest.type).rank:
+            continue
+        offsets, sizes, strides = _slice_parameters(insert)
+        if any(stride != 1 for stride in strides):
             continue
         with ir.InsertionPoint(insert), insert.location:
-            insert.operands[1] = _behind_barrier(dest, _dynamic_sizes(dest))
+            result = _insert_out_of_place(source, dest, offsets, sizes, insert.results[0].type)
+        insert.results[0].replace_all_uses_with(result)
+        insert.erase()
         shielded += 1
     return shielded
+
+
+# Ops whose operands IREE's CSE compares in any order (OpTrait::IsCommutative).
+_COMMUTATIVE = frozenset({
+    "arith.addf", "arith.mulf", "arith.addi", "arith.muli", "arith.andi", "arith.ori",
+    "arith.xori", "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf",
+    "arith.maxsi", "arith.maxui", "arith.minsi", "arith.minui",
+})
+
+
+def _is_identity(attr: ir.Attribute) -> bool:
+    amap = ir.AffineMapAttr(attr).value
+    return amap == ir.AffineMap.get_identity(amap.n_dims)
+
+
+class _ElementKeys:
+    """Structural keys of the elements of tensors: what an element is
+    computed from once every elementwise producer is fused into its
+    consumer, with commutative operands in a canonical order. Keys are
+    interned as ints; a key mentions an element of some tensor that is not
+    elementwise (a "leaf") or not."""
+
+    def __init__(self, callees: dict[str, ir.Operation]) -> None:
+        self._ids: dict[tuple, int] = {}
+        self._leaves: dict[ir.Value, int] = {}
+        self.read_a_leaf: set[int] = set()
+        self._elements: dict[ir.Value, int] = {}
+        self._callees = callees
+        self._calling: set[str] = set()
+        # The call sites being looked into: a callee's own leaves differ per site.
+        self._scope: tuple[int, ...] = ()
+
+    def _key(self, key: tuple, reads_a_leaf: bool) -> int:
+        k = self._ids.setdefault(key, len(self._ids))
+        if reads_a_leaf:
+            self.read_a_leaf.add(k)
+        return k
+
+    def _leaf(self, value: ir.Value, kind: str) -> int:
+        return self._key((kind, self._scope, self._leaves.setdefault(value, len(self._leaves))),
+                         kind == "element")
+
+    def _scalar(self, value: ir.Value) -> int:
+        """A scalar from outside a body: constants by value."""
+        owner = value.owner
+        if isinstance(owner, ir.OpView) and owner.name == "arith.constant":
+            return self._key(("constant", str(owner.attributes["value"])), False)
+        return self._leaf(value, "outside")
+
+    def _op(self, op: ir.Operation, operands: list[int], result: int, element: ir.Type) -> int:
+        attrs = op.attributes
+        # Not symshape's annotations: stripped later, they differ from op to op.
+        named = tuple(sorted((attrs[i].name, str(attrs[i].attr)) for i in range(len(attrs))
+                             if not attrs[i].name.startswith("symshape.")))
+        if op.name in _COMMUTATIVE:
+            operands = sorted(operands)
+        return self._key((op.name, named, str(element), result, tuple(operands)),
+                         any(k in self.read_a_leaf for k in operands))
+
+    def element(self, value: ir.Value) -> int:
+        """The key of an element of ``value``."""
+        owner = value.owner
+        while isinstance(owner, ir.OpView) and owner.name in ("tensor.cast",
+                                                              "flow.tensor.tie_shape"):
+            value = owner.operands[0]
+            owner = value.owner
+        if value not in self._elements:
+            key = self.produced(value)
+            self._elements[value] = self._leaf(value, "element") if key is None else key
+        return self._elements[value]
+
+    def produced(self, value: ir.Value) -> int | None:
+        """The key of an element of ``value`` if an elementwise op makes it."""
+        op = value.owner
+        if not (isinstance(op, ir.OpView) and isinstance(value.type, ir.RankedTensorType)):
+            return None
+        result = ir.OpResult(value).result_number
+        shape = ir.RankedTensorType(value.type).shape
+        if op.name == "arith.constant":
+            attr = op.attributes["value"]
+            if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
+                return self._key(("constant", str(attr.get_splat_value())), False)
+            return None
+        if op.name.split(".")[0] in ("arith", "math") and not op.regions:
+            if not all(isinstance(v.type, ir.RankedTensorType)
+                       and ir.RankedTensorType(v.type).shape == shape
+                       for v in [*op.operands, *op.results]):
+                return None
+            operands = [self.element(v) for v in op.operands]
+            return self._op(op, operands, result, ir.RankedTensorType(value.type).element_type)
+        if op.name == "linalg.generic":
+            inputs = int(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])[0])
+            if not (all(_is_identity(m) for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
+                    and all("parallel" in str(t)
+                            for t in ir.ArrayAttr(op.attributes["iterator_types"]))):
+                return None
+        elif op.name == "linalg.map":
+            inputs = len(op.operands) - 1
+        elif op.name == "func.call":
+            return self._call(op, result)
+        else:
+            return None
+        block = op.regions[0].blocks[0]
+        arguments = list(block.arguments)
+        if any(len(list(a.uses)) for a in arguments[inputs:]):
+            return None  # reads its init
+        env = {arguments[i]: self.element(op.operands[i]) for i in range(inputs)}
+        for inner in block.operations:
+            if inner.name == "linalg.yield":
+                yielded = inner.operands[result]
+                return env[yielded] if yielded in env else self._scalar(yielded)
+            if inner.regions or not (inner.name.split(".")[0] in ("arith", "math")
+                                     or inner.name in ("linalg.index", "tensor.extract")):
+                return None
+            operands = [env[v] if v in env else
+                        self._leaf(v, "outside") if isinstance(v.type, ir.ShapedType)
+                        else self._scalar(v) for v in inner.operands]
+            for i, r in enumerate(inner.results):
+                env[r] = self._op(inner, operands, i, r.type)
+        return None
+
+    def _call(self, call: ir.Operation, result: int) -> int | None:
+        """A call's result as IREE sees it once it inlines the callee."""
+        name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+        callee = self._callees.get(name)
+        if callee is None or name in self._calling or len(callee.regions[0].blocks) != 1:
+            return None
+        body = callee.regions[0].blocks[0]
+        terminator = body.operations[len(body.operations) - 1]
+        if terminator.name != "func.return":
+            return None
+        bound = {arg: self.element(v) for arg, v in zip(body.arguments, call.operands,
+                                                        strict=True)}
+        site = self._leaves.setdefault(call.results[0], len(self._leaves))
+        saved = self._elements, self._scope
+        self._elements, self._scope = bound, (*self._scope, site)
+        self._calling.add(name)
+        try:
+            key = self.element(terminator.operands[result])
+        finally:
+            self._elements, self._scope = saved
+            self._calling.discard(name)
+        return key if key in self.read_a_leaf else None
+
+
+def merge_equal_elementwise(func: ir.Operation) -> int:
+    """Replaces each elementwise tensor that computes what an earlier one in
+    the same block does (once elementwise producers are fused, up to the
+    order of commutative operands) by the earlier one; returns how many.
+
+    IREE 3.13 fuses such tensors into one dispatch, where CSE makes them
+    one value returned twice; dropping the duplicate result, the dispatch
+    region gives its uses the region's first result instead of the equal
+    one: ``v + 2v`` (``%also``) came back as ``2v`` (``%two``). Upstream CSE
+    does not see that these are equal (a ``linalg.map`` beside an
+    ``arith.addf`` with its operands swapped, or a call whose callee IREE
+    inlines: a call's result is keyed by what its callee returns):
+
+    .. code-block:: mlir
+
+        %two = arith.addf %v, %v : tensor<?xf32>
+        %three = arith.addf %two, %v : tensor<?xf32>
+        %also = linalg.map { arith.addf } ins(%v, %two : tensor<?xf32>, tensor<?xf32>)
+            outs(%init : tensor<?xf32>)
+        // becomes:  return %two, %three, %three
+    """
+    module = func.parent
+    callees = {} if module is None else {
+        ir.StringAttr(op.attributes["sym_name"]).value: op.operation
+        for op in module.regions[0].blocks[0].operations
+        if op.operation.name == "func.func" and op.operation.regions[0].blocks}
+    keys = _ElementKeys(callees)
+    merged = 0
+
+    def visit(block: ir.Block) -> None:
+        nonlocal merged
+        first: dict[tuple[str, int], ir.Value] = {}
+        for op in list(block.operations):
+            for region in op.regions:
+                for inner in region.blocks:
+                    visit(inner)
+            for value in op.results:
+                key = keys.produced(value)
+                if key is None or key not in keys.read_a_leaf:
+                    continue  # a tensor that reads none has its own size
+                seen = first.setdefault((str(value.type), key), value)
+                if seen != value:
+                    value.replace_all_uses_with(seen)
+                    merged += 1
+
+    visit(func.regions[0].blocks[0])
+    return merged

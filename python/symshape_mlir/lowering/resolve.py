@@ -23,9 +23,10 @@ from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, location_text
 from symshape_mlir.lowering.hints import (
     insert_upper_bound_hints,
+    merge_equal_elementwise,
     shield_empty_slice_offsets,
     shield_gathered_slices,
-    shield_insert_destinations,
+    shield_insertions,
     shield_loop_inits,
     shield_reshape_sizes,
     shield_static_casts,
@@ -183,9 +184,13 @@ def resolve_module(
             _lower_function(func, facts, axes, unproven[func])
             if target == "iree":
                 tie_branch_results(func)
-                shield_gathered_slices(func)
                 shield_empty_slice_offsets(func)
+                shield_insertions(func)
+                shield_gathered_slices(func)
                 shield_reshape_sizes(func)
-                shield_insert_destinations(func)
+        if target == "iree":
+            # Once every function is lowered: a call is keyed by its callee.
+            for func in bindings:
+                merge_equal_elementwise(func)
         strip_annotations(module, arguments=True)
         _check_clean(module)
