@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from driver_support import DRIVER_TARGETS, require_driver
@@ -13,3 +15,9 @@ def driver(request: pytest.FixtureRequest) -> str:
     name: str = request.param
     require_driver(name)
     return name
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A runtime disk cache private to the requesting test module."""
+    return tmp_path_factory.mktemp("runtime-cache")

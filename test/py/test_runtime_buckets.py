@@ -34,12 +34,6 @@ func.func @rows(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>
 
 
 @pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A disk cache private to this module's tests."""
-    return tmp_path_factory.mktemp("runtime-buckets")
-
-
-@pytest.fixture(scope="module")
 def rows(cache_dir: Path) -> runtime.Executable:
     return runtime.compile(ROWS, cache_dir=cache_dir, hot_after=None)
 

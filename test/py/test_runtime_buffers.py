@@ -90,12 +90,6 @@ func.func @bounded(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 
 
 
 @pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A disk cache private to this module's tests."""
-    return tmp_path_factory.mktemp("runtime-buffers")
-
-
-@pytest.fixture(scope="module")
 def layers(cache_dir: Path) -> runtime.Executable:
     return runtime.compile(LAYERS, cache_dir=cache_dir, hot_after=None, contract="defer")
 

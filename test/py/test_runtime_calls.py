@@ -22,12 +22,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 @pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A disk cache private to this module's tests."""
-    return tmp_path_factory.mktemp("runtime-cache")
-
-
-@pytest.fixture(scope="module")
 def add(cache_dir: Path) -> runtime.Executable:
     """Elementwise add of two `[batch, 4]` arguments."""
     return runtime.compile(ADD, cache_dir=cache_dir, hot_after=None)

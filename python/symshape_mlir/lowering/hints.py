@@ -25,9 +25,10 @@ emitted for bounds inference proved.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, linalg, scf, tensor
+from mlir.dialects import arith, scf, tensor
 
 from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.lowering.generics import generic_from_body
 from symshape_mlir.lowering.index_builder import IndexBuilder
 from symshape_mlir.walk import collect_ops
 
@@ -286,7 +287,7 @@ def _in_generic(op: ir.Operation) -> bool:
     """Whether ``op`` is in the body of a ``linalg.generic`` (possibly in a
     branch there, as in `shield_insertions`)."""
     parent = op.parent
-    while parent is not None and parent.name in ("scf.if", "scf.yield"):
+    while parent is not None and parent.name == "scf.if":
         parent = parent.parent
     return parent is not None and parent.name == "linalg.generic"
 
@@ -324,6 +325,22 @@ def shield_gathered_slices(func: ir.Operation) -> int:
     return len(shielded)
 
 
+def _slice_parameters(op: ir.Operation) -> tuple[list[tuple[int, int | None]], ...]:
+    """The offsets, sizes and strides of a ``tensor.extract_slice`` or
+    ``tensor.insert_slice``: per entry its static value and, for a dynamic
+    one, the position of its operand (else None)."""
+    dynamic = ir.ShapedType.get_dynamic_size()
+    at = 1 if op.name == "tensor.extract_slice" else 2  # after the source (and destination)
+    out = []
+    for name in ("static_offsets", "static_sizes", "static_strides"):
+        entries: list[tuple[int, int | None]] = []
+        for static in ir.DenseI64ArrayAttr(op.attributes[name]):
+            entries.append((static, at if static == dynamic else None))
+            at += static == dynamic
+        out.append(entries)
+    return tuple(out)
+
+
 def _static_extent(value: ir.Value, axis: int) -> int | None:
     """The static extent of ``value`` on ``axis``, looking through casts."""
     for link in _cast_chain(value):
@@ -351,29 +368,22 @@ def shield_empty_slice_offsets(func: ir.Operation) -> int:
     """
     slices = collect_ops(func, lambda op: op.name in ("tensor.extract_slice",
                                                        "tensor.insert_slice"))
-    dynamic = ir.ShapedType.get_dynamic_size()
     index = ir.IndexType.get()
     rewritten = 0
     for op in slices:
-        first = 1 if op.name == "tensor.extract_slice" else 2
-        sliced = op.operands[first - 1]
-        offsets = list(ir.DenseI64ArrayAttr(op.attributes["static_offsets"]))
-        sizes = list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"]))
-        offset_at = first
-        size_at = first + offsets.count(dynamic)
-        for axis, (offset, size) in enumerate(zip(offsets, sizes)):
-            if (offset == dynamic and size in (0, dynamic)
+        sliced = op.operands[0 if op.name == "tensor.extract_slice" else 1]
+        offsets, sizes, _ = _slice_parameters(op)
+        for axis, ((_, offset_at), (size, size_at)) in enumerate(zip(offsets, sizes)):
+            if (offset_at is not None and (size == 0 or size_at is not None)
                     and _static_extent(sliced, axis) is not None):
                 with ir.InsertionPoint(op), op.location:
                     zero = arith.ConstantOp(index, 0).result
                     at = zero
-                    if size == dynamic:
+                    if size_at is not None:
                         empty = arith.CmpIOp(arith.CmpIPredicate.eq, op.operands[size_at], zero)
                         at = arith.SelectOp(empty, zero, op.operands[offset_at]).result
                     op.operands[offset_at] = at
                 rewritten += 1
-            offset_at += offset == dynamic
-            size_at += size == dynamic
     return rewritten
 
 
@@ -427,69 +437,39 @@ def shield_reshape_sizes(func: ir.Operation) -> int:
     return shielded
 
 
-def _slice_parameters(op: ir.Operation) -> tuple[list, list, list]:
-    """The offsets, sizes and strides of a ``tensor.insert_slice``: each an
-    ``int`` where static, else its operand."""
-    dynamic = ir.ShapedType.get_dynamic_size()
-    at = 2  # source, destination, then the dynamic offsets, sizes and strides
-    out = []
-    for name in ("static_offsets", "static_sizes", "static_strides"):
-        values: list[ir.Value | int] = []
-        for static in ir.DenseI64ArrayAttr(op.attributes[name]):
-            if static == dynamic:
-                values.append(op.operands[at])
-                at += 1
-            else:
-                values.append(static)
-        out.append(values)
-    return out[0], out[1], out[2]
-
-
-def _index_value(value: ir.Value | int) -> ir.Value:
-    if isinstance(value, int):
-        return arith.ConstantOp(ir.IndexType.get(), value).result
-    return value
-
-
-def _insert_out_of_place(source: ir.Value, dest: ir.Value, offsets: list, sizes: list,
-                         result_type: ir.Type) -> ir.Value:
+def _insert_out_of_place(insert: ir.Operation) -> ir.Value:
     """``tensor.insert_slice`` (unit strides, same rank) as a ``linalg.generic``
-    that reads ``dest`` and writes a fresh tensor: each element inside the
-    window is read from ``source`` in an ``scf.if`` (an empty ``source`` is
-    never read), the others are ``dest``'s."""
+    that reads the destination and writes a fresh tensor: each element
+    inside the window is read from the source in an ``scf.if`` (an empty
+    source is never read), the others are the destination's."""
+    source, dest = insert.operands[0], insert.operands[1]
+    b = IndexBuilder()
+    offsets, sizes, _ = (
+        [insert.operands[at] if at is not None else b.const(static) for static, at in entries]
+        for entries in _slice_parameters(insert))
     dest_type = ir.RankedTensorType(dest.type)
-    rank = dest_type.rank
     element = dest_type.element_type
-    offsets = [_index_value(o) for o in offsets]
-    sizes = [_index_value(s) for s in sizes]
-    extents = [tensor.DimOp(dest, arith.ConstantOp(ir.IndexType.get(), axis).result).result
-               if dest_type.is_dynamic_dim(axis) else dest_type.get_dim_size(axis)
-               for axis in range(rank)]
-    init = tensor.empty(extents, element)
-    identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
-    parallel = ir.ArrayAttr.get(
-        [ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank)
-    generic = linalg.GenericOp([result_type], [dest], [init],
-                               ir.ArrayAttr.get([identity, identity]), parallel)
-    block = generic.regions[0].blocks.append(element, element)
-    with ir.InsertionPoint(block):
+
+    def body(indices: list[ir.Value], old: ir.Value) -> ir.Value:
         inside = None
         at = []
-        for axis in range(rank):
-            index = linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis))
+        for index, offset, size in zip(indices, offsets, sizes, strict=True):
             # Below the offset the difference wraps to a huge unsigned value.
-            relative = arith.SubIOp(index.result, offsets[axis]).result
+            relative = arith.SubIOp(index, offset).result
             at.append(relative)
-            within = arith.CmpIOp(arith.CmpIPredicate.ult, relative, sizes[axis]).result
+            within = arith.CmpIOp(arith.CmpIPredicate.ult, relative, size).result
             inside = within if inside is None else arith.AndIOp(inside, within).result
         assert inside is not None
         branch = scf.IfOp(inside, [element], has_else=True)
         with ir.InsertionPoint(branch.then_block):
             scf.YieldOp([tensor.ExtractOp(source, at).result])
         with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([block.arguments[0]])
-        linalg.YieldOp([branch.results[0]])
-    return generic.results[0]
+            scf.YieldOp([old])
+        return branch.results[0]
+
+    extents = [b.dim(dest, axis) if dest_type.is_dynamic_dim(axis) else dest_type.shape[axis]
+               for axis in range(dest_type.rank)]
+    return generic_from_body(ir.RankedTensorType(insert.results[0].type), extents, body, [dest])
 
 
 def shield_insertions(func: ir.Operation) -> int:
@@ -537,11 +517,10 @@ def shield_insertions(func: ir.Operation) -> int:
             continue
         if ir.RankedTensorType(source.type).rank != ir.RankedTensorType(dest.type).rank:
             continue
-        offsets, sizes, strides = _slice_parameters(insert)
-        if any(stride != 1 for stride in strides):
+        if any(entry != (1, None) for entry in _slice_parameters(insert)[2]):
             continue
         with ir.InsertionPoint(insert), insert.location:
-            result = _insert_out_of_place(source, dest, offsets, sizes, insert.results[0].type)
+            result = _insert_out_of_place(insert)
         insert.results[0].replace_all_uses_with(result)
         insert.erase()
         shielded += 1
@@ -592,17 +571,18 @@ class _ElementKeys:
         """A scalar from outside a body: constants by value."""
         owner = value.owner
         if isinstance(owner, ir.OpView) and owner.name == "arith.constant":
-            return self._key(("constant", str(owner.attributes["value"])), False)
+            return self._key(("constant", owner.attributes["value"]), False)
         return self._leaf(value, "outside")
 
     def _op(self, op: ir.Operation, operands: list[int], result: int, element: ir.Type) -> int:
         attrs = op.attributes
         # Not symshape's annotations: stripped later, they differ from op to op.
-        named = tuple(sorted((attrs[i].name, str(attrs[i].attr)) for i in range(len(attrs))
-                             if not attrs[i].name.startswith("symshape.")))
+        named = tuple(sorted(((attrs[i].name, attrs[i].attr) for i in range(len(attrs))
+                              if not attrs[i].name.startswith("symshape.")),
+                             key=lambda item: item[0]))
         if op.name in _COMMUTATIVE:
             operands = sorted(operands)
-        return self._key((op.name, named, str(element), result, tuple(operands)),
+        return self._key((op.name, named, element, result, tuple(operands)),
                          any(k in self.read_a_leaf for k in operands))
 
     def element(self, value: ir.Value) -> int:
@@ -627,7 +607,7 @@ class _ElementKeys:
         if op.name == "arith.constant":
             attr = op.attributes["value"]
             if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
-                return self._key(("constant", str(attr.get_splat_value())), False)
+                return self._key(("constant", attr.get_splat_value()), False)
             return None
         if op.name.split(".")[0] in ("arith", "math") and not op.regions:
             if not all(isinstance(v.type, ir.RankedTensorType)
@@ -731,7 +711,7 @@ def merge_equal_elementwise(func: ir.Operation) -> int:
                 key = keys.produced(value)
                 if key is None or key not in keys.read_a_leaf:
                     continue  # a tensor that reads none has its own size
-                seen = first.setdefault((str(value.type), key), value)
+                seen = first.setdefault((value.type, key), value)
                 if seen != value:
                     value.replace_all_uses_with(seen)
                     merged += 1

@@ -23,13 +23,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
 
 from symshape_mlir.attributes import decode_shape, enum_name
 from symshape_mlir.extent import Expr, ShapeExtent, mul, prove_eq, prove_ne
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, ExprLowering
+from symshape_mlir.lowering.generics import generic_copy, generic_from_body
 from symshape_mlir.lowering.index_builder import IndexBuilder
 
 __all__ = ["RULES", "LoweringState"]
@@ -285,43 +286,6 @@ def _same_count(src: Sequence[ShapeExtent], dst: Sequence[ShapeExtent], state: L
     return prove_eq(have, want, state.facts.extents) is True
 
 
-def _parallel(rank: int) -> ir.ArrayAttr:
-    return ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank)
-
-
-def _generic_from_body(result_type: ir.RankedTensorType, sizes: list[ir.Value | int],
-                       body: Callable[[list[ir.Value]], ir.Value]) -> ir.Value:
-    """A ``linalg.generic`` over ``result_type`` whose body computes each element
-    from the iteration indices (reading other tensors with ``tensor.extract``)."""
-    rank = result_type.rank
-    init = tensor.empty(sizes, result_type.element_type)
-    identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
-    generic = linalg.GenericOp([result_type], [], [init], ir.ArrayAttr.get([identity]),
-                               _parallel(rank))
-    block = generic.regions[0].blocks.append(result_type.element_type)
-    with ir.InsertionPoint(block):
-        indices = [linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)).result
-                   for d in range(rank)]
-        linalg.YieldOp([body(indices)])
-    return generic.results[0]
-
-
-def _generic_copy(source: ir.Value, in_map: ir.AffineMap, result_type: ir.RankedTensorType,
-                  sizes: list[ir.Value | int]) -> ir.Value:
-    """A ``linalg.generic`` that copies ``source`` through ``in_map``."""
-    rank = result_type.rank
-    init = tensor.empty(sizes, result_type.element_type)
-    maps = [ir.AffineMapAttr.get(in_map),
-            ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]
-    generic = linalg.GenericOp([result_type], [source], [init], ir.ArrayAttr.get(maps),
-                               _parallel(rank))
-    element = result_type.element_type
-    block = generic.regions[0].blocks.append(element, element)
-    with ir.InsertionPoint(block):
-        linalg.YieldOp([block.arguments[0]])
-    return generic.results[0]
-
-
 def _broadcast_proven(state: LoweringState, op: ir.Operation, in_axis: int, out_axis: int
                       ) -> bool:
     """Whether input axis ``in_axis`` provably equals its target extent."""
@@ -368,7 +332,7 @@ def _broadcast_in_dim(op: ir.Operation, state: LoweringState) -> None:
                  else ir.AffineDimExpr.get(out_axis)
                  for pick, out_axis in zip(selects, dims)]
         in_map = ir.AffineMap.get(result_type.rank, 0, exprs)
-        result = _generic_copy(source, in_map, result_type, sizes)
+        result = generic_copy(source, in_map, result_type, sizes)
         op.results[0].replace_all_uses_with(result)
         return
 
@@ -384,7 +348,7 @@ def _broadcast_in_dim(op: ir.Operation, state: LoweringState) -> None:
                 coords.append(b.select(pick, b.const(0), indices[out_axis]))
         return tensor.ExtractOp(source, coords).result
 
-    op.results[0].replace_all_uses_with(_generic_from_body(result_type, sizes, body))
+    op.results[0].replace_all_uses_with(generic_from_body(result_type, sizes, body))
 
 
 @rule("symshape.dynamic_truncate")
@@ -455,4 +419,4 @@ def _gather(op: ir.Operation, state: LoweringState) -> None:
             coords.append(coord)
         return tensor.ExtractOp(operand, coords).result
 
-    op.results[0].replace_all_uses_with(_generic_from_body(result_type, sizes, body))
+    op.results[0].replace_all_uses_with(generic_from_body(result_type, sizes, body))
