@@ -38,7 +38,7 @@ from mlir import ir
 from symshape_mlir.context import new_context
 from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference import InferenceOptions, InferenceState, annotate, infer
-from symshape_mlir.pipeline import run_pipeline
+from symshape_mlir.passes import run_pipeline
 
 __all__ = ["build_function", "main"]
 

@@ -1,5 +1,10 @@
 """The symshape passes and their registry (packaged as ``symshape_mlir.passes``).
 
+:func:`run_pipeline` runs a textual pipeline with every symshape pass
+available (the pipeline layer below knows no pass by name)::
+
+    run_pipeline(module, "builtin.module(symshape-infer-shapes,canonicalize)")
+
 To add a pass: write ``passes/<snake_name>.py`` holding one
 :class:`~symshape_mlir.pipeline.ModulePass` subclass, add it to
 :data:`PASSES` under its ``name``, and add ``test/lit/<snake_name>.mlir``
@@ -10,6 +15,8 @@ from __future__ import annotations
 
 import logging
 
+from mlir import ir
+
 from symshape_mlir.passes.check_guarantees import CheckGuarantees
 from symshape_mlir.passes.infer_shapes import InferShapes
 from symshape_mlir.passes.resolve import Resolve
@@ -17,9 +24,10 @@ from symshape_mlir.passes.specialize import Specialize
 from symshape_mlir.passes.strip_annotations import StripAnnotations
 from symshape_mlir.passes.to_iree import ToIree
 from symshape_mlir.passes.verify_contract import VerifyContract
-from symshape_mlir.pipeline import ModulePass
+from symshape_mlir.pipeline import Diagnostic, ModulePass
+from symshape_mlir.pipeline import run_pipeline as _run_pipeline
 
-__all__ = ["PASSES"]
+__all__ = ["PASSES", "run_pipeline"]
 
 logger = logging.getLogger(__name__)
 
@@ -33,3 +41,15 @@ PASSES: dict[str, type[ModulePass]] = {
     "symshape-verify-contract": VerifyContract,
 }
 """Every symshape pass and pipeline alias, by pass name."""
+
+
+def run_pipeline(
+    module: ir.Module | ir.Operation | ir.OpView, pipeline: str
+) -> tuple[Diagnostic, ...]:
+    """:func:`symshape_mlir.pipeline.run_pipeline` with :data:`PASSES` registered.
+
+    Raises:
+        InvalidPipelineError: The pipeline is invalid; nothing ran.
+        PipelineError: A pass failed or the IR did not verify.
+    """
+    return _run_pipeline(module, pipeline, passes=PASSES)

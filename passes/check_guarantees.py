@@ -7,7 +7,6 @@ import logging
 from mlir import ir
 
 from symshape_mlir.contract import check_guarantees
-from symshape_mlir.inference import InferenceError
 from symshape_mlir.pipeline import ModulePass
 
 __all__ = ["CheckGuarantees"]
@@ -42,10 +41,6 @@ class CheckGuarantees(ModulePass):
     preserves_analyses = True
 
     def run(self, module: ir.Operation) -> None:
-        try:
-            problems = check_guarantees(module)
-        except InferenceError as error:
-            self.error(error.location, error.message, notes=error.notes)
-            return
+        problems = check_guarantees(module)
         for location, message in problems:
             self.error(location, message)

@@ -7,7 +7,7 @@ from typing import Literal
 
 from mlir import ir
 
-from symshape_mlir.inference import InferenceError, InferenceOptions, annotate, infer
+from symshape_mlir.inference import InferenceOptions, annotate, infer
 from symshape_mlir.pipeline import ModulePass, option, store_inference
 
 __all__ = ["InferShapes"]
@@ -63,10 +63,6 @@ class InferShapes(ModulePass):
 
     def run(self, module: ir.Operation) -> None:
         options = InferenceOptions(policy=self.policy, truncate_stage=self.truncate_stage)
-        try:
-            state = infer(module, options)
-        except InferenceError as error:
-            self.error(error.location, error.message, notes=error.notes)
-            return
+        state = infer(module, options)
         store_inference(module, state)
         annotate(module, state)

@@ -7,8 +7,7 @@ from typing import Literal
 
 from mlir import ir
 
-from symshape_mlir.inference import InferenceError
-from symshape_mlir.lowering import LoweringError, resolve_module
+from symshape_mlir.lowering import resolve_module
 from symshape_mlir.pipeline import ModulePass, inference, option
 
 __all__ = ["Resolve"]
@@ -65,7 +64,4 @@ class Resolve(ModulePass):
         return self.target == "iree"
 
     def run(self, module: ir.Operation) -> None:
-        try:
-            resolve_module(module, self.target, inference(module))
-        except (LoweringError, InferenceError) as error:
-            self.error(error.location, error.message)
+        resolve_module(module, self.target, inference(module))

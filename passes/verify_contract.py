@@ -8,7 +8,7 @@ from typing import Literal
 from mlir import ir
 
 from symshape_mlir.contract import verify_contract
-from symshape_mlir.inference import InferenceError
+from symshape_mlir.lowering.checks import emit_checks
 from symshape_mlir.pipeline import ModulePass, inference, option
 
 __all__ = ["VerifyContract"]
@@ -63,11 +63,9 @@ class VerifyContract(ModulePass):
     preserves_analyses = True
 
     def run(self, module: ir.Operation) -> None:
-        try:
-            report = verify_contract(module, inference(module), self.mode, self.unproven)
-        except InferenceError as error:
-            self.error(error.location, error.message, notes=error.notes)
-            return
+        report = verify_contract(module, inference(module), self.mode, self.unproven)
+        with module.context:
+            emit_checks(report.deferred)
         for location, message in report.remarks:
             self.remark(location, message)
         for violation in report.errors:

@@ -69,7 +69,8 @@ def _run(text: str, pipeline: str) -> tuple[Any, Any]:
     pipeline's."""
     from mlir import ir
 
-    from symshape_mlir.pipeline import PipelineError, run_pipeline
+    from symshape_mlir.passes import run_pipeline
+    from symshape_mlir.pipeline import PipelineError
 
     try:
         module = ir.Module.parse(text)

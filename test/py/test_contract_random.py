@@ -21,7 +21,8 @@ import pytest
 from mlir import ir
 
 import symshape_mlir
-from symshape_mlir.pipeline import PipelineError, run_pipeline
+from symshape_mlir.passes import run_pipeline
+from symshape_mlir.pipeline import PipelineError
 
 PIPELINE = (
     "builtin.module(symshape-infer-shapes,symshape-verify-contract{unproven=reject},"

@@ -19,7 +19,8 @@ from symshape_mlir.inference import (
     infer,
     register,
 )
-from symshape_mlir.pipeline import PipelineError, run_pipeline
+from symshape_mlir.passes import run_pipeline
+from symshape_mlir.pipeline import PipelineError
 
 
 @pytest.fixture()

@@ -62,5 +62,5 @@ def test_pass_has_a_lit_test(key: str, cls: type[ModulePass]) -> None:
 )
 def test_alias_expands_to_valid_pipeline(key: str, cls: type[ModulePass]) -> None:
     """Each pipeline alias expands to passes that exist, with valid options."""
-    pipeline = PassPipeline.parse(f"builtin.module({key})", context=new_context())
+    pipeline = PassPipeline.parse(f"builtin.module({key})", context=new_context(), passes=PASSES)
     assert pipeline.steps

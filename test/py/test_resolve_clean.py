@@ -19,7 +19,8 @@ import pytest
 from mlir import ir
 
 import symshape_mlir
-from symshape_mlir.pipeline import PipelineError, run_pipeline
+from symshape_mlir.passes import run_pipeline
+from symshape_mlir.pipeline import PipelineError
 
 LIT = Path(__file__).resolve().parents[1] / "lit"
 E2E = Path(__file__).resolve().parents[1] / "e2e"

@@ -13,7 +13,7 @@ from mlir import ir
 
 from symshape_mlir import runtime
 from symshape_mlir.context import new_context
-from symshape_mlir.pipeline import run_pipeline
+from symshape_mlir.passes import run_pipeline
 from symshape_mlir.runtime import BufferSizes, FunctionSizes, UnplannableSizeError
 from symshape_mlir.walk import collect_ops
 

@@ -13,7 +13,7 @@ from mlir import ir
 
 import symshape_mlir
 from symshape_mlir import backend
-from symshape_mlir.pipeline import run_pipeline
+from symshape_mlir.passes import run_pipeline
 
 PROGRAM = """
 func.func @truncate(%x: tensor<?x3xf32> {{symshape.axes = #symshape.shape<[rows, 3]>}},

@@ -12,8 +12,9 @@ obligations:
 * *violations* — an upper bound or an unknown extent where a true size is
   needed — are rejected in ``reject`` mode (an
   :class:`UnsupportedDynamicShapeError` naming the op, the field, what was
-  seen and, in a note, the op that weakened it); in ``defer`` mode each gets
-  a run-time check inserted before its op:
+  seen and, in a note, the op that weakened it); in ``defer`` mode each is
+  returned as *deferred*, and the pass has lowering emit its run-time check
+  before its op (:func:`symshape_mlir.lowering.checks.emit_checks`):
 
 .. code-block:: mlir
 
@@ -39,10 +40,6 @@ from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference.facts import Origin
 from symshape_mlir.inference.obligations import Kind, Obligation, Status
 from symshape_mlir.inference.state import InferenceState
-from symshape_mlir.lowering.checks import emit_check
-from symshape_mlir.lowering.exprs import AxisBindings
-from symshape_mlir.lowering.index_builder import IndexBuilder
-from symshape_mlir.walk import enclosing_function
 
 __all__ = ["MODES", "UNPROVEN", "ContractError", "ContractReport", "Violation",
            "verify_contract"]
@@ -88,10 +85,12 @@ class ContractReport:
     Attributes:
         errors: violations that were not deferred, in program order.
         remarks: ``(location, message)`` for each equation left to a run-time check.
+        deferred: in ``defer`` mode, the violations a run-time check establishes.
     """
 
     errors: list[Violation] = field(default_factory=list)
     remarks: list[tuple[ir.Location, str]] = field(default_factory=list)
+    deferred: list[Obligation] = field(default_factory=list)
 
 
 def _seen(ob: Obligation) -> str:
@@ -116,10 +115,11 @@ def verify_contract(
     module: ir.Operation, state: InferenceState, mode: str = "reject",
     unproven: str = "check",
 ) -> ContractReport:
-    """Judges the obligations of ``state`` (inferred from ``module``).
+    """Judges the obligations of ``state`` (inferred from ``module``); changes no IR.
 
-    In ``defer`` mode, inserts run-time checks for violations and marks them
-    discharged (``symshape-resolve`` emits the checks of unproven ones).
+    In ``defer`` mode, violations with a run-time form are returned in
+    ``deferred`` rather than ``errors`` (``symshape-resolve`` emits the checks
+    of unproven ones).
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode '{mode}' (expected one of: {', '.join(MODES)})")
@@ -127,7 +127,6 @@ def verify_contract(
         raise ValueError(f"unknown unproven '{unproven}' (expected one of: "
                          f"{', '.join(UNPROVEN)})")
     report = ContractReport()
-    axes: dict[ir.Operation, AxisBindings] = {}
     with module.context:
         for ob in state.obligations:
             if ob.discharged or ob.status is Status.PROVEN:
@@ -142,14 +141,7 @@ def verify_contract(
                     report.remarks.append((ob.op.location, f"{text}: checked at run time"))
                 continue
             if mode == "defer" and ob.condition is not None:
-                func = enclosing_function(ob.op)
-                assert func is not None, f"'{ob.op.name}' is not inside a function"
-                bindings = axes.get(func)
-                if bindings is None:
-                    bindings = axes[func] = AxisBindings(func)
-                with ir.InsertionPoint(ob.op), ob.op.location:
-                    emit_check(IndexBuilder(), ob, bindings)
-                ob.discharged = True
+                report.deferred.append(ob)
                 continue
             report.errors.append(_violation(ob))
     return report

@@ -81,7 +81,7 @@ def check_round_trip(functions: Sequence[TracedFunction]) -> None:
         PipelineError: a pass rejects the module.
         RoundTripError: an inferred result shape differs from the traced one.
     """
-    from symshape_mlir.pipeline import run_pipeline
+    from symshape_mlir.passes import run_pipeline
 
     run_pipeline(trace_module(functions), PIPELINE)
     inferred = inferred_result_shapes(trace_module(functions))

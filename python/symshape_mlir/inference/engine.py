@@ -46,6 +46,7 @@ from mlir import ir
 
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent.context import is_fresh_name
+from symshape_mlir.extent.errors import ExtentError
 from symshape_mlir.extent.expr import CeilDiv, Expr, FloorDiv, Mod
 from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, Strength, join
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt
@@ -310,7 +311,10 @@ def infer_op(op: ir.Operation, state: InferenceState) -> None:
                 error.message = f"'{op.name}' op {error.message}"
                 error.args = (error.message,)
             raise
-        except (ValueError, ArithmeticError) as exc:
+        except ExtentError as exc:
+            # The algebra's limits (int64 overflow, expression growth) on the
+            # user's extents; any other exception from a rule is a bug and
+            # propagates with its traceback.
             raise ShapeInferenceError(op.location, str(exc)) from exc
         typed = entry.typed
     results = op.results

@@ -20,6 +20,8 @@ Divisions inside a quantity are guarded like every other division.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, MutableMapping
+
 from mlir import ir
 from mlir.dialects import arith
 
@@ -38,11 +40,13 @@ from symshape_mlir.extent.expr import (
     Sym,
 )
 from symshape_mlir.inference.obligations import Kind, Obligation, Quantity
+from symshape_mlir.locations import location_text
 from symshape_mlir.lowering.errors import LoweringError
-from symshape_mlir.lowering.exprs import AxisBindings, location_text, lower_scalar
+from symshape_mlir.lowering.exprs import AxisBindings, lower_scalar
 from symshape_mlir.lowering.index_builder import IndexBuilder
+from symshape_mlir.walk import enclosing_function
 
-__all__ = ["check_message", "emit_check", "lower_quantity"]
+__all__ = ["check_message", "emit_check", "emit_checks", "lower_quantity"]
 
 
 def check_message(ob: Obligation) -> str:
@@ -74,6 +78,33 @@ def emit_check(b: IndexBuilder, ob: Obligation, axes: AxisBindings) -> None:
         holds = one if holds is None else arith.OrIOp(holds, one).result
     assert holds is not None
     b.check(holds, check_message(ob))
+
+
+def emit_checks(
+    obligations: Iterable[Obligation],
+    bindings: MutableMapping[ir.Operation, AxisBindings] | None = None,
+) -> None:
+    """Emits the check of each obligation before its op and marks it discharged.
+
+    Args:
+        obligations: Obligations of ops inside functions (others are skipped).
+        bindings: The axis bindings of each function, extended with those
+            of functions not in it yet.
+
+    Raises:
+        LoweringError: as :func:`emit_check`.
+    """
+    known = {} if bindings is None else bindings
+    for ob in obligations:
+        func = enclosing_function(ob.op)
+        if func is None:
+            continue
+        axes = known.get(func)
+        if axes is None:
+            axes = known[func] = AxisBindings(func)
+        with ir.InsertionPoint(ob.op), ob.op.location:
+            emit_check(IndexBuilder(), ob, axes)
+        ob.discharged = True
 
 
 def lower_quantity(b: IndexBuilder, q: Quantity, axes: AxisBindings, op: ir.Operation,

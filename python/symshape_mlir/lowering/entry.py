@@ -25,8 +25,9 @@ from mlir import ir
 
 from symshape_mlir.extent.expr import Sym
 from symshape_mlir.inference.obligations import Quantity
+from symshape_mlir.locations import location_text
 from symshape_mlir.lowering.checks import lower_quantity
-from symshape_mlir.lowering.exprs import AxisBindings, location_text
+from symshape_mlir.lowering.exprs import AxisBindings
 from symshape_mlir.lowering.index_builder import IndexBuilder
 
 __all__ = ["emit_entry_checks"]

@@ -28,9 +28,9 @@ from symshape_mlir.extent import UNKNOWN, ShapeExtent, instantiate, prove_ne, pr
 from symshape_mlir.extent.expr import Expr, Sum, Sym
 from symshape_mlir.inference.rules.common import raw_scalar
 from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.locations import location_text
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.index_builder import IndexBuilder
-from symshape_mlir.pipeline.diagnostics import resolve_location
 
 __all__ = ["AxisBindings", "ExprLowering"]
 
@@ -208,9 +208,3 @@ def lower_scalar(b: IndexBuilder, source: ir.Value | tuple[ir.Value, int], seman
         if clamp:
             lowered = b.max(lowered, b.const(0))
     return b.mark_nonneg(lowered) if clamp else lowered
-
-
-def location_text(location: ir.Location) -> str:
-    """``file:line:col`` where the location has a file position, else MLIR's spelling."""
-    position = resolve_location(location)
-    return str(position) if position is not None else str(location)

@@ -23,6 +23,7 @@ from mlir import ir
 from mlir.dialects import arith, cf, tensor
 
 from symshape_mlir.extent.expr import INT64_MAX, INT64_MIN
+from symshape_mlir.locations import location_text
 from symshape_mlir.lowering.errors import LoweringError
 
 __all__ = ["IndexBuilder"]
@@ -326,6 +327,4 @@ _PREDICATES = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5}
 
 def _here() -> str:
     """``file:line:col`` of the current location (for check messages)."""
-    from symshape_mlir.lowering.exprs import location_text
-
     return location_text(ir.Location.current)

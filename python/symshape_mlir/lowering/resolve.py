@@ -17,10 +17,11 @@ from symshape_mlir.extent import UNKNOWN, ShapeExtent, prove_ne, prove_nonnegati
 from symshape_mlir.inference import InferenceOptions, infer
 from symshape_mlir.inference.obligations import Status
 from symshape_mlir.inference.state import InferenceState
-from symshape_mlir.lowering.checks import emit_check
+from symshape_mlir.locations import location_text
+from symshape_mlir.lowering.checks import emit_checks
 from symshape_mlir.lowering.entry import emit_entry_checks
 from symshape_mlir.lowering.errors import LoweringError
-from symshape_mlir.lowering.exprs import AxisBindings, location_text
+from symshape_mlir.lowering.exprs import AxisBindings
 from symshape_mlir.lowering.hints import (
     insert_upper_bound_hints,
     merge_equal_elementwise,
@@ -41,22 +42,6 @@ __all__ = ["TARGETS", "resolve_module"]
 logger = logging.getLogger(__name__)
 
 _PREFIX = "symshape."
-
-
-def _emit_obligation_checks(
-    facts: InferenceState, bindings: dict[ir.Operation, AxisBindings]
-) -> None:
-    """Emits the check of every obligation not proven and not checked yet."""
-    for ob in facts.obligations:
-        if ob.discharged or ob.self_checked or ob.status is Status.PROVEN:
-            continue
-        func = enclosing_function(ob.op)
-        axes = bindings.get(func) if func is not None else None
-        if axes is None:
-            continue
-        with ir.InsertionPoint(ob.op), ob.op.location:
-            emit_check(IndexBuilder(), ob, axes)
-        ob.discharged = True
 
 
 def _lower_function(func: ir.Operation, facts: InferenceState, axes: AxisBindings,
@@ -165,7 +150,8 @@ def resolve_module(
     with module.context:
         facts = facts or infer(module, InferenceOptions())
         bindings = {func: AxisBindings(func) for func in functions(module)}
-        _emit_obligation_checks(facts, bindings)
+        emit_checks((ob for ob in facts.obligations if not (
+            ob.discharged or ob.self_checked or ob.status is Status.PROVEN)), bindings)
         # Per function, its ops with requirements not proven where they are
         # (collected before any lowering erases ops).
         unproven: dict[ir.Operation, set[ir.Operation]] = {func: set() for func in bindings}

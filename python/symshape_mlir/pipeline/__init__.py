@@ -1,5 +1,9 @@
 """Pass infrastructure: the pass base class, diagnostics, pipeline parsing and running.
 
+It knows no pass by name: the caller hands it a registry
+(``symshape_mlir.passes.PASSES``; ``symshape_mlir.passes.run_pipeline``
+binds it).
+
 Public API:
     :class:`ModulePass` and :func:`option` to write a pass; :class:`Diagnostic`,
     :class:`DiagnosticError` and :class:`DiagnosticCollector` for diagnostics;
@@ -24,7 +28,7 @@ from symshape_mlir.pipeline.diagnostics import (
 from symshape_mlir.pipeline.errors import InvalidPipelineError, PipelineError
 from symshape_mlir.pipeline.options import OptionSpec, option
 from symshape_mlir.pipeline.pass_base import ModulePass
-from symshape_mlir.pipeline.runner import PassPipeline, PassRegistry, default_passes, run_pipeline
+from symshape_mlir.pipeline.runner import PassPipeline, PassRegistry, run_pipeline
 
 __all__ = [
     "Diagnostic",
@@ -38,7 +42,6 @@ __all__ = [
     "PipelineError",
     "Severity",
     "SourceLoc",
-    "default_passes",
     "format_diagnostic",
     "inference",
     "option",

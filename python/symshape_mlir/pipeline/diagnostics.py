@@ -20,11 +20,12 @@ import contextlib
 import dataclasses
 import enum
 import logging
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Protocol, TypeAlias
 
 from mlir import ir
+
+from symshape_mlir.locations import SourceLoc, resolve_location
 
 __all__ = [
     "Diagnostic",
@@ -47,8 +48,6 @@ Locatable: TypeAlias = "ir.Location | ir.Operation | ir.OpView | ir.Value"
 Note: TypeAlias = "tuple[Locatable | None, str]"
 """A note given to a reporting method: where it points and its message."""
 
-_FILE_LOC_TEXT = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)')
-
 # MLIR attaches this note to verifier errors unless the tool disables it.
 _CURRENT_OPERATION_NOTE = "see current operation: "
 
@@ -67,18 +66,6 @@ class Severity(enum.Enum):
     def from_mlir(cls, severity: ir.DiagnosticSeverity) -> Severity:
         """Maps an ``mlir.ir.DiagnosticSeverity`` to a :class:`Severity`."""
         return cls[severity.name]
-
-
-@dataclasses.dataclass(frozen=True)
-class SourceLoc:
-    """A resolved source position (1-based line and column, 0 when unknown)."""
-
-    filename: str
-    line: int
-    column: int
-
-    def __str__(self) -> str:
-        return f"{self.filename}:{self.line}:{self.column}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -259,36 +246,6 @@ class DiagnosticCollector:
     def _handle(self, diagnostic: ir.Diagnostic) -> bool:
         self.report(Diagnostic.from_mlir(diagnostic))
         return True
-
-
-def resolve_location(location: ir.Location) -> SourceLoc | None:
-    """Finds the file position MLIR would show for ``location``.
-
-    Args:
-        location: Any MLIR location.
-
-    Returns:
-        The position, or None for unknown locations and locations without a
-        file position.
-    """
-    if location.is_a_file():
-        return SourceLoc(location.filename, location.start_line, location.start_col)
-    if location.is_a_callsite():
-        return resolve_location(location.callee)
-    if location.is_a_name():
-        return resolve_location(location.child_loc)
-    if location.is_a_fused():
-        for child in location.locations:
-            found = resolve_location(child)
-            if found is not None:
-                return found
-        return None
-    # Opaque locations are not exposed to Python: read their printed fallback.
-    match = _FILE_LOC_TEXT.search(str(location))
-    if match is None:
-        return None
-    filename = re.sub(r"\\(.)", r"\1", match.group(1))
-    return SourceLoc(filename, int(match.group(2)), int(match.group(3)))
 
 
 def format_diagnostic(

@@ -44,7 +44,6 @@ from symshape_mlir.pipeline.text import (
 __all__ = [
     "PassPipeline",
     "PassRegistry",
-    "default_passes",
     "is_upstream_pass",
     "parse_module_pipeline",
     "run_pipeline",
@@ -61,14 +60,6 @@ _MLIR_PIPELINE_ERROR = re.compile(r"^MLIR Textual PassPipeline Parser:\d+:\d+: e
 _UPSTREAM_NAME = re.compile(r"[A-Za-z_][\w.$-]*")
 
 
-def default_passes() -> PassRegistry:
-    """The registry of symshape passes (``symshape_mlir.passes.PASSES``)."""
-    # Imported on use: the pass modules import this package.
-    from symshape_mlir.passes import PASSES
-
-    return PASSES
-
-
 @dataclasses.dataclass(frozen=True)
 class _UpstreamStep:
     text: str
@@ -82,7 +73,8 @@ class PassPipeline:
 
     Example:
         >>> pipeline = PassPipeline.parse(
-        ...     "builtin.module(symshape-strip-annotations,canonicalize)", context=ctx)
+        ...     "builtin.module(symshape-strip-annotations,canonicalize)",
+        ...     context=ctx, passes=symshape_mlir.passes.PASSES)
         >>> collector = DiagnosticCollector()
         >>> ok = pipeline.run(module.operation, collector)
     """
@@ -92,7 +84,7 @@ class PassPipeline:
         elements: Sequence[PipelineElement],
         *,
         context: ir.Context,
-        passes: PassRegistry | None = None,
+        passes: PassRegistry,
         print_ir_after_all: bool = False,
         print_generic_op_form: bool = False,
         print_debuginfo: bool = False,
@@ -102,7 +94,7 @@ class PassPipeline:
         Args:
             elements: The elements nested directly under ``builtin.module``.
             context: The context of the modules it will run on.
-            passes: The symshape passes by name; :func:`default_passes` if None.
+            passes: The symshape passes by name (``symshape_mlir.passes.PASSES``).
             print_ir_after_all: Print the IR to stderr after every pass.
             print_generic_op_form: Print that IR in generic form.
             print_debuginfo: Print locations in that IR.
@@ -111,7 +103,7 @@ class PassPipeline:
             InvalidPipelineError: Unknown pass, bad option, malformed text, or
                 a symshape pass nested under another operation.
         """
-        self._passes = default_passes() if passes is None else passes
+        self._passes = passes
         self._context = context
         self._collector: DiagnosticCollector | None = None
         self._analyses = AnalysisCache()
@@ -131,7 +123,7 @@ class PassPipeline:
         text: str,
         *,
         context: ir.Context,
-        passes: PassRegistry | None = None,
+        passes: PassRegistry,
     ) -> PassPipeline:
         """Parses ``builtin.module(...)`` text into a pipeline bound to ``context``.
 
@@ -295,14 +287,14 @@ def run_pipeline(
     module: ir.Module | ir.Operation | ir.OpView,
     pipeline: str,
     *,
-    passes: PassRegistry | None = None,
+    passes: PassRegistry,
 ) -> tuple[Diagnostic, ...]:
     """Runs a textual pipeline mixing symshape and upstream passes on a module.
 
     Args:
         module: The ``builtin.module`` to transform in place.
         pipeline: E.g. ``"builtin.module(symshape-strip-annotations,canonicalize)"``.
-        passes: The symshape passes by name; :func:`default_passes` if None.
+        passes: The symshape passes by name (``symshape_mlir.passes.PASSES``).
 
     Returns:
         The non-error diagnostics (warnings, remarks) the run emitted.

@@ -34,7 +34,7 @@ from symshape_mlir.backend.errors import CompileError
 from symshape_mlir.backend.runtime import LoadedModule, load
 from symshape_mlir.backend.targets import get_target, target_flags
 from symshape_mlir.context import new_context
-from symshape_mlir.pipeline import run_pipeline
+from symshape_mlir.passes import run_pipeline
 from symshape_mlir.runtime.capture import FunctionSizes, capture_module
 from symshape_mlir.runtime.diskcache import DiskCache, cache_key, default_cache_dir
 from symshape_mlir.runtime.entry import EntryPoint
