@@ -31,10 +31,22 @@ class Annotate(ModulePass):
             report(function, f"{self.severity} on function", notes=[(first, "first operation")])
 
 
+class Crash(ModulePass):
+    """Test-only pass with a bug."""
+
+    name = "symshape-test-crash"
+    summary = "Raise a Python exception"
+
+    def run(self, module: ir.Operation) -> None:
+        """Raises KeyError."""
+        raise KeyError("missing")
+
+
 @pytest.fixture(autouse=True)
 def register_test_passes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Registers the test-only passes for the duration of a test."""
     monkeypatch.setitem(PASSES, Annotate.name, Annotate)
+    monkeypatch.setitem(PASSES, Crash.name, Crash)
 
 
 VERIFIED = """\
@@ -97,6 +109,21 @@ def test_diagnostics_are_printed_and_set_the_exit_status(
         f"{path}:2:3: note: first operation\n  return\n  ^\n"
     )
     assert ("func.func @f()" in out) == (status == 0)
+
+
+def test_a_bug_is_an_internal_error_with_its_traceback(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An exception that is not a located error is reported as a bug, exit status 2."""
+    path = _write(tmp_path, "func.func @f() {\n  return\n}\n")
+    assert main([path, "--symshape-test-crash"]) == 2
+    out, err = capsys.readouterr()
+    first, *rest = err.splitlines()
+    assert first == ("symshape-opt: error: internal error: KeyError('missing'). This is a bug "
+                     "in symshape-mlir; please report it with the input and this traceback:")
+    assert rest[0] == "Traceback (most recent call last):"
+    assert rest[-1] == "KeyError: 'missing'"
+    assert out == ""
 
 
 def test_output_file_is_written_only_on_success(tmp_path: pathlib.Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from collections.abc import Iterable, Mapping, Sequence
 
 from mlir import ir
@@ -43,6 +44,7 @@ __all__ = ["main"]
 logger = logging.getLogger(__name__)
 
 _STDIN_NAME = "<stdin>"
+_INTERNAL_ERROR = 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -52,7 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: Arguments without the program name; ``sys.argv[1:]`` if None.
 
     Returns:
-        The exit status: 0 on success, 1 on any error.
+        The exit status: 0 on success, 1 on any error, 2 on an internal
+        error (a bug: its traceback is printed).
     """
     arguments = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -76,7 +79,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         _fail(f"could not open input file '{options.input}': {error.strerror or error}")
         return 1
-    return _process(text, options, context, pipeline)
+    try:
+        return _process(text, options, context, pipeline)
+    except Exception:
+        # A pass or rule raised something other than a located error: a bug.
+        _fail(f"internal error: {sys.exc_info()[1]!r}. This is a bug in symshape-mlir; "
+              "please report it with the input and this traceback:")
+        traceback.print_exc()
+        return _INTERNAL_ERROR
 
 
 def _new_context(options: OptOptions) -> ir.Context:
