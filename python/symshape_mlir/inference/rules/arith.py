@@ -52,7 +52,7 @@ from symshape_mlir.inference.engine import join_facts
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import MAX_ELEMENTS, const_int
-from symshape_mlir.inference.rules.elementwise import elementwise_shape
+from symshape_mlir.inference.rules.elementwise import unify_operand_shapes
 from symshape_mlir.inference.state import InferenceState, const_extent, type_shape
 
 __all__: list[str] = []
@@ -128,7 +128,7 @@ def _elementwise(
     if not isinstance(op.result.type, ir.ShapedType):
         return [ValueFacts(value=combine([state.value(v) for v in operands]))]
     parts = [state.elements(v) for v in operands]
-    common = elementwise_shape(op, state, operands)
+    common = unify_operand_shapes(op, state, operands)
     shape = None if common is None else common.shape
     if any(p is None for p in parts) or len({len(p) for p in parts}) != 1:  # type: ignore[arg-type]
         return [ValueFacts(shape=shape)]
@@ -268,7 +268,7 @@ def _select(op: ir.Operation, state: InferenceState) -> Facts:
     if isinstance(condition.type, ir.ShapedType):
         flags = state.elements(condition)
         left, right = state.elements(a), state.elements(b)
-        common = elementwise_shape(op, state, [condition, a, b])
+        common = unify_operand_shapes(op, state, [condition, a, b])
         shape = None if common is None else common.shape
         if flags is None or left is None or right is None or \
                 not len(flags) == len(left) == len(right):

@@ -7,7 +7,7 @@ the other operand's extent; provably different extents are an error). On
 scalars they say nothing about shapes (inside ``linalg`` bodies they are
 not even visited). Integer ``arith`` ops also propagate elements
 (:mod:`~symshape_mlir.inference.rules.arith`), through
-:func:`elementwise_shape`.
+:func:`unify_operand_shapes`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import same_dims
 from symshape_mlir.inference.state import InferenceState, describe
 
-__all__ = ["elementwise_shape"]
+__all__ = ["unify_operand_shapes"]
 
 # Strength members, hoisted (see Strength).
 _UNKNOWN = Strength.UNKNOWN
@@ -43,7 +43,7 @@ _MATH = (
 )
 
 
-def elementwise_shape(
+def unify_operand_shapes(
     op: ir.Operation, state: InferenceState, operands: Sequence[ir.Value]
 ) -> ValueFacts | None:
     """Facts of the shape shared by the tensor operands of an elementwise op.
@@ -77,5 +77,5 @@ def elementwise_shape(
 def _elementwise(op: ir.Operation, state: InferenceState) -> Facts:
     if not isinstance(op.results[0].type, ir.RankedTensorType):
         return [None] * len(op.results)
-    facts = elementwise_shape(op, state, list(op.operands))
+    facts = unify_operand_shapes(op, state, list(op.operands))
     return [facts] * len(op.results)
