@@ -2,7 +2,7 @@
 
 Every program has dynamic shapes and runs at three sizes, one of them zero, on
 each driver: ``local-task`` and ``local-sync`` always, ``vulkan`` on lavapipe
-(installed by `scripts/install_lavapipe.sh` when running as root), ``cuda``
+(which `scripts/test.sh` installs with `scripts/install_lavapipe.sh`), ``cuda``
 where a CUDA device is present.
 """
 

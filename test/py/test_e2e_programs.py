@@ -4,8 +4,9 @@ Each program in ``test/e2e/`` is resolved once by the ``symshape-opt``
 console script (a subprocess, as a user runs it), compiled once per target,
 and run at three or more bindings of its named axes (one of them with a
 zero-size axis) on every driver: ``local-task`` and ``local-sync`` always,
-``vulkan`` on lavapipe (installed by ``scripts/install_lavapipe.sh`` when
-running as root, else skipped with the reason), ``cuda`` where a CUDA device
+``vulkan`` on lavapipe (which ``scripts/test.sh`` installs with
+``scripts/install_lavapipe.sh``; skipped with the reason where it is missing),
+``cuda`` where a CUDA device
 is present. Results are compared with numpy.
 
 The program table and the session caches here (:func:`resolved`,
