@@ -85,3 +85,28 @@ def test_contract_defer_checks_at_run_time(cache: Path) -> None:
     np.testing.assert_array_equal(f(x, np.array(5, np.int64)), x.reshape(-1))
     with pytest.raises(backend.RuntimeCallError, match="symshape: "):
         f(x, np.array(2, np.int64))
+
+
+def test_bucket_pads_calls_to_powers_of_two(cache: Path) -> None:
+    """``bucket=`` declares the axis: 3, 5 and 7 rows run the 4- and 8-row variants."""
+    f = symshape_mlir.jit(bucket=["batch"], cache_dir=cache, hot_after=None)(_layer)
+    assert f.sizes.buckets == ("batch",)
+    for batch in (3, 5, 7, 8):
+        rng = np.random.default_rng(batch)
+        x = rng.standard_normal((batch, 16)).astype(np.float32)
+        w = rng.standard_normal((16, 8)).astype(np.float32)
+        b = rng.standard_normal(8).astype(np.float32)
+        np.testing.assert_allclose(f(x, w, b), _layer_ref(x, w, b), rtol=1e-5, atol=1e-5)
+    assert f.executable.stats()["padded"] == 3
+
+
+@pytest.mark.parametrize(("bucket", "message"), [
+    (["rows"], "bucket axis 'rows' is not a named axis of the inputs (named: batch)"),
+    (["batch", "batch"], "bucket names an axis twice: ['batch', 'batch']"),
+    ("batch", "bucket must be a sequence of axis names, got 'batch'"),
+])
+def test_bucket_names_are_checked(bucket: Any, message: str) -> None:
+    """A bucket that names no input axis, or names one twice, is a trace error."""
+    with pytest.raises(fe.FrontendError) as error:
+        symshape_mlir.jit(bucket=bucket)(_layer)
+    assert str(error.value) == message

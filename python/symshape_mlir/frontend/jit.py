@@ -17,6 +17,9 @@ Example:
     ...     return relu(x @ w)
     >>> layer(np.ones((3, 64), np.float32), np.ones((64, 32), np.float32)).shape
     (3, 32)
+
+``@jit(bucket=["batch"])`` pads ``batch`` up to a power of two on each call
+(3 rows run the 4-row variant), for functions whose rows are independent.
 """
 
 from __future__ import annotations
@@ -36,7 +39,11 @@ def jit(fn: Callable[..., Any], /) -> Any: ...
 
 @overload
 def jit(
-    *, inputs: Sequence[TensorSpec] | None = None, target: str = "llvm-cpu", **options: Any
+    *,
+    inputs: Sequence[TensorSpec] | None = None,
+    target: str = "llvm-cpu",
+    bucket: Sequence[str] = (),
+    **options: Any,
 ) -> Callable[[Callable[..., Any]], Any]: ...
 
 
@@ -46,6 +53,7 @@ def jit(
     *,
     inputs: Sequence[TensorSpec] | None = None,
     target: str = "llvm-cpu",
+    bucket: Sequence[str] = (),
     **options: Any,
 ) -> Any:
     """Traces and compiles ``fn``; returns the runtime's entry point for it.
@@ -54,6 +62,10 @@ def jit(
         fn: the function (when used as ``@jit`` without arguments).
         inputs: the input types, instead of the annotations.
         target: the IREE target (``"llvm-cpu"``, ``"vulkan"``, ...).
+        bucket: named axes that calls pad with zeros up to a power of two,
+            so that a few compiled variants serve every size (results are
+            sliced back). Only for axes along which the function treats
+            positions independently (see :func:`~symshape_mlir.frontend.trace`).
         **options: further :func:`symshape_mlir.runtime.compile` options;
             ``contract="defer"`` also traces upper bounds used as true sizes,
             leaving them to run-time checks.
@@ -63,7 +75,7 @@ def jit(
         from symshape_mlir import runtime
 
         specs = tuple(inputs) if inputs is not None else input_specs(f)
-        traced = trace(f, *specs, contract=options.get("contract", "reject"))
+        traced = trace(f, *specs, contract=options.get("contract", "reject"), bucket=bucket)
         # Results sized by deferred truncations are known only after the call.
         deferred = options.get("contract") == "defer"
         if (not traced.planned or deferred) and "unplanned" not in options:

@@ -159,6 +159,7 @@ def trace(
     labels: Sequence[str] | None = None,
     location: SourceLocation | None = None,
     pass_trace: bool = False,
+    bucket: Sequence[str] = (),
 ) -> TracedFunction:
     """Traces ``fn`` on inputs of the declared types.
 
@@ -176,6 +177,11 @@ def trace(
         pass_trace: call ``fn`` with the :class:`FunctionTrace` before the
             inputs, for callers that build ops from no input (constants of
             an imported graph without inputs).
+        bucket: named input axes the runtime may pad with zeros up to a
+            power of two (``symshape.bucket``; results are sliced back). Only
+            sound where the function treats positions along the axis
+            independently: nothing reduces, normalizes, concatenates, sorts
+            or reshapes across it.
 
     Raises:
         FrontendError, ContractError, ShapeError: from the traced ops, each
@@ -190,6 +196,7 @@ def trace(
     if labels is None or len(labels) != len(specs):
         labels = _labels(fn, len(specs))
     args = [_argument(state, i, labels[i], spec) for i, spec in enumerate(specs)]
+    attributes = _bucket_attribute(bucket, state.named_axes)
     returned = fn(state, *args) if pass_trace else fn(*args)
     results = list(returned) if isinstance(returned, tuple | list) else [returned]
     for index, result in enumerate(results):
@@ -204,7 +211,8 @@ def trace(
     returns = f"func.return {values} : {types}" if results else "func.return"
     signature = ", ".join(f"{v}: {t}{a}" for v, t, a in state.arguments)
     body = "\n".join(f"    {line}" for line in [*state.lines, f"{returns} {where.mlir}"])
-    text = f"  func.func @{symbol}({signature}) -> ({types}) {{\n{body}\n  }} {where.mlir}"
+    text = (f"  func.func @{symbol}({signature}) -> ({types}){attributes} {{\n{body}\n"
+            f"  }} {where.mlir}")
     return TracedFunction(
         symbol,
         tuple(specs),
@@ -213,6 +221,27 @@ def trace(
         text,
         tuple(state.resources.items()),
     )
+
+
+def _bucket_attribute(bucket: Sequence[str], named: set[str]) -> str:
+    """`` attributes {symshape.bucket = [...]}`` for ``bucket`` (empty: none).
+
+    Raises:
+        FrontendError: a name that is no named input axis, or one given twice.
+    """
+    if isinstance(bucket, str):
+        raise FrontendError(f"bucket must be a sequence of axis names, got {bucket!r}")
+    for name in bucket:
+        if name not in named:
+            known = ", ".join(sorted(named)) or "none"
+            raise FrontendError(
+                f"bucket axis {name!r} is not a named axis of the inputs (named: {known})")
+    if len(set(bucket)) != len(bucket):
+        raise FrontendError(f"bucket names an axis twice: {list(bucket)}")
+    if not bucket:
+        return ""
+    names = ", ".join(f'"{name}"' for name in bucket)
+    return f" attributes {{symshape.bucket = [{names}]}}"
 
 
 def module_text(functions: Iterable[TracedFunction]) -> str:

@@ -71,12 +71,15 @@ class EntryPoint:
     Attributes:
         name: The function's name.
         sizes: Its captured sizes.
+        executable: The :class:`Executable` it belongs to (``stats()``,
+            ``pre_specialize``).
     """
 
     def __init__(self, executable: Executable, function: Function, sizes: FunctionSizes) -> None:
         """Prepares the Level 2 tables of a function; built by `Executable`."""
         self.name = function.name
         self.sizes = sizes
+        self.executable = executable
         self._exe = executable
         self._dynamic = function
         self._signature = function.signature
