@@ -6,8 +6,8 @@ available (the pipeline layer below knows no pass by name)::
     run_pipeline(module, "builtin.module(symshape-infer-shapes,canonicalize)")
 
 To add a pass: write ``passes/<snake_name>.py`` holding one
-:class:`~symshape_mlir.pipeline.ModulePass` subclass, add it to
-:data:`PASSES` under its ``name``, and add ``test/lit/<snake_name>.mlir``
+:class:`~symshape_mlir.pipeline.ModulePass` subclass, add it to the
+tuple that fills :data:`PASSES` (keyed by its ``name``), and add ``test/lit/<snake_name>.mlir``
 (``test/py/test_pass_registry.py`` checks all three).
 """
 
@@ -26,20 +26,16 @@ from symshape_mlir.passes.to_iree import ToIree
 from symshape_mlir.passes.verify_contract import VerifyContract
 from symshape_mlir.pipeline import Diagnostic, ModulePass
 from symshape_mlir.pipeline import run_pipeline as _run_pipeline
+from symshape_mlir.registry import add_unique
 
 __all__ = ["PASSES", "run_pipeline"]
 
 logger = logging.getLogger(__name__)
 
-PASSES: dict[str, type[ModulePass]] = {
-    "symshape-check-guarantees": CheckGuarantees,
-    "symshape-infer-shapes": InferShapes,
-    "symshape-resolve": Resolve,
-    "symshape-specialize": Specialize,
-    "symshape-strip-annotations": StripAnnotations,
-    "symshape-to-iree": ToIree,
-    "symshape-verify-contract": VerifyContract,
-}
+PASSES: dict[str, type[ModulePass]] = {}
+for _pass in (CheckGuarantees, InferShapes, Resolve, Specialize, StripAnnotations, ToIree,
+              VerifyContract):
+    add_unique(PASSES, _pass.name, _pass, "pass")
 """Every symshape pass and pipeline alias, by pass name."""
 
 

@@ -19,7 +19,7 @@ PACKAGE = "symshape_mlir"
 
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(names) for names in (
     {"_symshape", "dialects", "context"},
-    {"errors", "locations", "walk", "annotations"},
+    {"errors", "locations", "registry", "walk", "annotations"},
     {"extent"},
     {"attributes"},
     {"shapes"},

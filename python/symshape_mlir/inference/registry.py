@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Literal, NamedTuple
 
 from symshape_mlir.inference.state import Rule
+from symshape_mlir.registry import add_unique
 
 __all__ = ["FALLBACK_RULES", "RULES", "RegisteredRule", "lookup", "register"]
 
@@ -75,9 +76,7 @@ def register(
     def decorate(rule: Rule) -> Rule:
         for name in names:
             table, key = (FALLBACK_RULES, name[:-2]) if name.endswith(".*") else (RULES, name)
-            if key in table:
-                raise ValueError(f"a shape rule for '{name}' is already registered")
-            table[key] = RegisteredRule(rule, regions, typed)
+            add_unique(table, key, RegisteredRule(rule, regions, typed), "shape rule")
         return rule
 
     return decorate

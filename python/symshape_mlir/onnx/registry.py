@@ -15,12 +15,13 @@ Example:
 
 from __future__ import annotations
 
-import bisect
 import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import onnx.defs
+
+from symshape_mlir.registry import add_unique
 
 if TYPE_CHECKING:
     from symshape_mlir.onnx.context import NodeContext
@@ -30,7 +31,8 @@ __all__ = ["Importer", "importer", "lookup", "supported_ops"]
 
 Importer = Callable[["NodeContext"], "list[Value]"]
 
-_TABLE: dict[str, list[tuple[int, Importer]]] = {}
+_TABLE: dict[str, dict[int, Importer]] = {}
+"""Op type -> operator version -> importer."""
 
 
 def importer(*ops: str, since: int = 13) -> Callable[[Importer], Importer]:
@@ -42,10 +44,7 @@ def importer(*ops: str, since: int = 13) -> Callable[[Importer], Importer]:
 
     def register(fn: Importer) -> Importer:
         for op in ops:
-            versions = _TABLE.setdefault(op, [])
-            if any(v == since for v, _ in versions):
-                raise ValueError(f"{op} already has an importer from version {since}")
-            bisect.insort(versions, (since, fn), key=lambda entry: entry[0])
+            add_unique(_TABLE.setdefault(op, {}), since, fn, f"{op} importer from version")
         return fn
 
     return register
@@ -63,11 +62,11 @@ def schema_version(op: str, opset: int) -> int | None:
 def lookup(op: str, opset: int) -> tuple[Importer | None, int | None]:
     """The importer for ``op`` at ``opset``, and the operator version in effect."""
     version = schema_version(op, opset)
-    versions = _TABLE.get(op, [])
+    versions = _TABLE.get(op)
     if version is None or not versions:
         return None, version
-    index = bisect.bisect_right([v for v, _ in versions], version)
-    return (versions[index - 1][1] if index else None), version
+    since = [v for v in sorted(versions) if v <= version]
+    return (versions[since[-1]] if since else None), version
 
 
 def supported_ops() -> list[str]:
