@@ -29,6 +29,10 @@ def Symshape_Dialect : Dialect {
     on a runtime value. Compute stays in upstream dialects.
   }];
   let cppNamespace = "::mlir::symshape";
+  // Reifying result shapes (ReifyRankedShapedTypeOpInterface) builds `arith`
+  // and `tensor` ops.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
