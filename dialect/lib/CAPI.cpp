@@ -18,7 +18,11 @@ bool symshapeAttributeIsAExpr(MlirAttribute attr) {
 }
 
 uint32_t symshapeExprAttrGetKind(MlirAttribute attr) {
-  return llvm::cast<ExprAttr>(unwrap(attr)).getKindValue();
+  return static_cast<uint32_t>(llvm::cast<ExprAttr>(unwrap(attr)).getKind());
+}
+
+MlirStringRef symshapeExprAttrGetKindName(MlirAttribute attr) {
+  return wrap(stringifyExprKind(llvm::cast<ExprAttr>(unwrap(attr)).getKind()));
 }
 
 int64_t symshapeExprAttrGetValue(MlirAttribute attr) {
@@ -48,6 +52,11 @@ bool symshapeAttributeIsAExtent(MlirAttribute attr) {
 uint32_t symshapeExtentAttrGetGuarantee(MlirAttribute attr) {
   return static_cast<uint32_t>(
       llvm::cast<ExtentAttr>(unwrap(attr)).getGuarantee());
+}
+
+MlirStringRef symshapeExtentAttrGetGuaranteeName(MlirAttribute attr) {
+  return wrap(
+      stringifyGuarantee(llvm::cast<ExtentAttr>(unwrap(attr)).getGuarantee()));
 }
 
 MlirAttribute symshapeExtentAttrGetExpr(MlirAttribute attr) {

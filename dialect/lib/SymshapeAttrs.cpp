@@ -98,6 +98,8 @@ int precedence(ExprKind kind) {
   }
 }
 
+/// The operator of a binary kind: a symbol for `+ - *`, else the kind's ODS
+/// name (`floordiv`, `ceildiv`, `mod`, `min`, `max`).
 StringRef binarySpelling(ExprKind kind) {
   switch (kind) {
   case ExprKind::Add:
@@ -106,18 +108,8 @@ StringRef binarySpelling(ExprKind kind) {
     return "-";
   case ExprKind::Mul:
     return "*";
-  case ExprKind::FloorDiv:
-    return "floordiv";
-  case ExprKind::CeilDiv:
-    return "ceildiv";
-  case ExprKind::Mod:
-    return "mod";
-  case ExprKind::Min:
-    return "min";
-  case ExprKind::Max:
-    return "max";
   default:
-    llvm_unreachable("not a binary kind");
+    return stringifyExprKind(kind);
   }
 }
 
@@ -132,10 +124,10 @@ void printExpr(raw_ostream &os, ExprAttr expr, int parentPrecedence,
     os << expr.getName();
     return;
   case ExprKind::InputAxis:
-    os << "dim(" << expr.getValue() << ", " << expr.getAxis() << ")";
+    os << stringifyExprKind(kind) << "(" << expr.getValue() << ", " << expr.getAxis() << ")";
     return;
   case ExprKind::RuntimeScalar:
-    os << "scalar(" << expr.getValue() << ", " << expr.getName() << ")";
+    os << stringifyExprKind(kind) << "(" << expr.getValue() << ", " << expr.getName() << ")";
     return;
   case ExprKind::Min:
   case ExprKind::Max:
@@ -259,16 +251,18 @@ ExprAttr parseFactor(AsmParser &parser, int depth, int &operators) {
     parser.emitError(loc, "expected an extent expression");
     return {};
   }
-  if (word == "min" || word == "max") {
+  // `min(`, `max(`, `dim(` and `scalar(` are spelled by their kind's ODS
+  // name; the other names (`const`, `add`, ...) are plain symbols here.
+  std::optional<ExprKind> named = symbolizeExprKind(word);
+  if (named == ExprKind::Min || named == ExprKind::Max) {
     ExprAttr lhs, rhs;
     if (parser.parseLParen() || !(lhs = parseSum(parser, depth + 1, operators)) ||
         parser.parseComma() || !(rhs = parseSum(parser, depth + 1, operators)) ||
         parser.parseRParen())
       return {};
-    return ExprAttr::getBinary(word == "min" ? ExprKind::Min : ExprKind::Max,
-                               lhs, rhs);
+    return ExprAttr::getBinary(*named, lhs, rhs);
   }
-  if (word == "dim") {
+  if (named == ExprKind::InputAxis) {
     int64_t operand, axis;
     StringRef negative = "dim() operand and axis must be non-negative";
     if (parser.parseLParen() || parseIndexArgument(parser, operand, negative) ||
@@ -277,7 +271,7 @@ ExprAttr parseFactor(AsmParser &parser, int depth, int &operators) {
       return {};
     return ExprAttr::getInputAxis(ctx, operand, axis);
   }
-  if (word == "scalar") {
+  if (named == ExprKind::RuntimeScalar) {
     int64_t operand;
     StringRef semantics;
     SMLoc semLoc;
@@ -316,17 +310,16 @@ ExprAttr parseProduct(AsmParser &parser, int depth, int &operators) {
   ExprAttr lhs = parseFactor(parser, depth, operators);
   while (lhs) {
     SMLoc loc = parser.getCurrentLocation();
-    ExprKind kind;
-    if (succeeded(parser.parseOptionalStar()))
-      kind = ExprKind::Mul;
-    else if (succeeded(parser.parseOptionalKeyword("floordiv")))
-      kind = ExprKind::FloorDiv;
-    else if (succeeded(parser.parseOptionalKeyword("ceildiv")))
-      kind = ExprKind::CeilDiv;
-    else if (succeeded(parser.parseOptionalKeyword("mod")))
-      kind = ExprKind::Mod;
-    else
-      return lhs;
+    ExprKind kind = ExprKind::Mul;
+    StringRef word;
+    if (failed(parser.parseOptionalStar())) {
+      if (failed(parser.parseOptionalKeyword(
+              &word, {stringifyExprKind(ExprKind::FloorDiv),
+                      stringifyExprKind(ExprKind::CeilDiv),
+                      stringifyExprKind(ExprKind::Mod)})))
+        return lhs;
+      kind = *symbolizeExprKind(word);
+    }
     if (failed(countOperator(parser, loc, operators)))
       return {};
     ExprAttr rhs = parseFactor(parser, depth, operators);
@@ -360,37 +353,32 @@ ExprAttr parseSum(AsmParser &parser, int depth, int &operators) {
 } // namespace
 
 ExprAttr ExprAttr::getConstant(MLIRContext *ctx, int64_t value) {
-  return get(ctx, static_cast<uint32_t>(Kind::Constant), value, 0, "", {});
+  return get(ctx, Kind::Constant, value, 0, "", {});
 }
 
 ExprAttr ExprAttr::getSymbol(MLIRContext *ctx, StringRef name) {
-  return get(ctx, static_cast<uint32_t>(Kind::Symbol), 0, 0, name, {});
+  return get(ctx, Kind::Symbol, 0, 0, name, {});
 }
 
 ExprAttr ExprAttr::getInputAxis(MLIRContext *ctx, int64_t operand,
                                 int64_t axis) {
-  return get(ctx, static_cast<uint32_t>(Kind::InputAxis), operand, axis, "",
-             {});
+  return get(ctx, Kind::InputAxis, operand, axis, "", {});
 }
 
 ExprAttr ExprAttr::getRuntimeScalar(MLIRContext *ctx, int64_t operand,
                                     ScalarSemantics semantics) {
-  return get(ctx, static_cast<uint32_t>(Kind::RuntimeScalar), operand, 0,
+  return get(ctx, Kind::RuntimeScalar, operand, 0,
              stringifyScalarSemantics(semantics), {});
 }
 
 ExprAttr ExprAttr::getBinary(Kind kind, ExprAttr lhs, ExprAttr rhs) {
   Attribute children[] = {lhs, rhs};
-  return get(lhs.getContext(), static_cast<uint32_t>(kind), 0, 0, "",
-             children);
+  return get(lhs.getContext(), kind, 0, 0, "", children);
 }
 
 LogicalResult ExprAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                               uint32_t kindValue, int64_t value, int64_t axis,
+                               Kind kind, int64_t value, int64_t axis,
                                StringRef name, ArrayRef<Attribute> children) {
-  if (kindValue > static_cast<uint32_t>(Kind::Max))
-    return emitError() << "invalid expression kind " << kindValue;
-  auto kind = static_cast<Kind>(kindValue);
   size_t expected = isBinaryKind(kind) ? 2 : 0;
   if (children.size() != expected)
     return emitError() << "expression node expects " << expected
@@ -495,7 +483,8 @@ ExtentAttr ExtentAttr::parseBody(AsmParser &parser) {
   MLIRContext *ctx = parser.getContext();
   if (succeeded(parser.parseOptionalQuestion()))
     return getUnknown(ctx);
-  if (succeeded(parser.parseOptionalKeyword("ub"))) {
+  if (succeeded(parser.parseOptionalKeyword(
+          stringifyGuarantee(Guarantee::UpperBound)))) {
     ExprAttr bound;
     if (parser.parseLParen() || !(bound = ExprAttr::parseBody(parser)) ||
         parser.parseRParen())
@@ -512,7 +501,7 @@ void ExtentAttr::printBody(raw_ostream &os) const {
     getExpr().printBody(os);
     return;
   case Guarantee::UpperBound:
-    os << "ub(";
+    os << stringifyGuarantee(Guarantee::UpperBound) << "(";
     getExpr().printBody(os);
     os << ")";
     return;

@@ -2,12 +2,16 @@
 
 #include "symshape/Symshape.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -57,6 +61,10 @@ static void printInt64(OpAsmPrinter &printer, Operation *, IntegerAttr attr) {
 // Dialect
 //===----------------------------------------------------------------------===//
 
+/// Attaches ReifyRankedShapedTypeOpInterface to the tensor ops (defined
+/// with the interface's implementation, at the end of this file).
+static void attachReifyModels(MLIRContext &ctx);
+
 void SymshapeDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
@@ -70,6 +78,7 @@ void SymshapeDialect::initialize() {
 #define GET_OP_LIST
 #include "symshape/SymshapeOps.cpp.inc"
       >();
+  attachReifyModels(*getContext());
 }
 
 Operation *SymshapeDialect::materializeConstant(OpBuilder &builder,
@@ -683,4 +692,279 @@ LogicalResult GatherOp::verify() {
                            << " but indices dimension " << i << " is " << in;
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Result shape reification (ReifyRankedShapedTypeOpInterface)
+//===----------------------------------------------------------------------===//
+//
+// Every result dimension of a shape-sensitive op is an op-local expression
+// over the op's operands: the target extent of a reshape or broadcast_in_dim,
+// `min(scalar(1, truncate_size), dim(0, axis))` for the truncated axis of a
+// dynamic_truncate, `dim(1, i)` for a gather's batch dimension `i` and the
+// slice size of a kept operand axis. Reification computes that expression
+// with `index` arithmetic, so `tensor.dim` of the result resolves to it:
+//
+//   %r = symshape.reshape %x to [dim(0, 0) * dim(0, 1), 768]
+//       : (tensor<?x?x768xf32>) -> tensor<?x768xf32>
+//   %n = tensor.dim %r, %c0 : tensor<?x768xf32>
+//
+// becomes
+//
+//   %d0 = tensor.dim %x, %c0 : tensor<?x?x768xf32>
+//   %d1 = tensor.dim %x, %c1 : tensor<?x?x768xf32>
+//   %n = arith.muli %d0, %d1 : index
+//
+// A size naming a symbol (`batch`) is not reified: named axes are bound by
+// the function's arguments (`symshape.axes`), not by the op's operands.
+
+namespace {
+/// Whether `expr` can be computed from `operands`: it names no symbol, and
+/// its `dim`/`scalar` leaves refer to operands of the right kind (always so
+/// on a verified op).
+bool isReifiable(ExprAttr expr, ValueRange operands) {
+  bool reifiable = true;
+  int64_t numOperands = operands.size();
+  expr.walkLeaves([&](ExprAttr leaf) {
+    switch (leaf.getKind()) {
+    case ExprKind::Constant:
+      return;
+    case ExprKind::Symbol:
+      reifiable = false;
+      return;
+    case ExprKind::InputAxis: {
+      auto type = leaf.getValue() < numOperands
+                      ? llvm::dyn_cast<RankedTensorType>(
+                            operands[leaf.getValue()].getType())
+                      : RankedTensorType();
+      reifiable &= type && leaf.getAxis() < type.getRank();
+      return;
+    }
+    case ExprKind::RuntimeScalar:
+      reifiable &= leaf.getValue() < numOperands &&
+                   isIntegerScalarTensor(operands[leaf.getValue()].getType());
+      return;
+    default:
+      llvm_unreachable("not a leaf kind");
+    }
+  });
+  return reifiable;
+}
+
+/// Emits `index` arithmetic computing an op-local expression, with the
+/// dialect's integer semantics: `floordiv` floors, `ceildiv` rounds up, `mod`
+/// has the sign of the divisor, `scalar(i, clamp_nonneg)` and
+/// `scalar(i, truncate_size)` are `max(value, 0)`. Constants and static
+/// sizes fold to attributes. A zero divisor at run time makes the op itself
+/// undefined, and so the value computed for it.
+class SizeEmitter {
+public:
+  SizeEmitter(OpBuilder &builder, Location loc, ValueRange operands)
+      : builder(builder), loc(loc), operands(operands) {}
+
+  /// The expression's value (the caller checked `isReifiable`).
+  OpFoldResult emit(ExprAttr expr) {
+    switch (expr.getKind()) {
+    case ExprKind::Constant:
+      return builder.getIndexAttr(expr.getValue());
+    case ExprKind::InputAxis:
+      return tensor::getMixedSize(builder, loc, operands[expr.getValue()],
+                                  expr.getAxis());
+    case ExprKind::RuntimeScalar:
+      return emitScalar(operands[expr.getValue()],
+                        *symbolizeScalarSemantics(expr.getName()));
+    case ExprKind::Symbol:
+      llvm_unreachable("symbols are not reifiable");
+    default: {
+      // Left operand first: the emitted ops follow the text.
+      OpFoldResult lhs = emit(expr.getLhs());
+      return emitBinary(expr.getKind(), lhs, emit(expr.getRhs()));
+    }
+    }
+  }
+
+private:
+  /// The element of a 0-d integer tensor as an index. Narrow integers are
+  /// sign-extended to i64 first (IREE zero-extends a narrow `index_cast`).
+  Value emitScalar(Value scalar, ScalarSemantics semantics) {
+    Value value = tensor::ExtractOp::create(builder, loc, scalar, ValueRange());
+    if (!value.getType().isIndex()) {
+      if (value.getType().getIntOrFloatBitWidth() < 64)
+        value = arith::ExtSIOp::create(builder, loc, builder.getI64Type(), value);
+      value = arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
+                                         value);
+    }
+    if (semantics == ScalarSemantics::index)
+      return value;
+    return builder.createOrFold<arith::MaxSIOp>(loc, value, constant(0));
+  }
+
+  OpFoldResult emitBinary(ExprKind kind, OpFoldResult lhs, OpFoldResult rhs) {
+    std::optional<int64_t> lhsValue = getConstantIntValue(lhs);
+    std::optional<int64_t> rhsValue = getConstantIntValue(rhs);
+    if (lhsValue && rhsValue)
+      if (std::optional<int64_t> value = evalBinary(kind, *lhsValue, *rhsValue))
+        return builder.getIndexAttr(*value);
+    Value a = getValueOrCreateConstantIndexOp(builder, loc, lhs);
+    Value b = getValueOrCreateConstantIndexOp(builder, loc, rhs);
+    switch (kind) {
+    case ExprKind::Add:
+      return builder.createOrFold<arith::AddIOp>(loc, a, b);
+    case ExprKind::Sub:
+      return builder.createOrFold<arith::SubIOp>(loc, a, b);
+    case ExprKind::Mul:
+      return builder.createOrFold<arith::MulIOp>(loc, a, b);
+    case ExprKind::FloorDiv:
+      return builder.createOrFold<arith::FloorDivSIOp>(loc, a, b);
+    case ExprKind::CeilDiv:
+      return builder.createOrFold<arith::CeilDivSIOp>(loc, a, b);
+    case ExprKind::Mod: {
+      // a mod b = a - b * (a floordiv b), with the sign of b.
+      Value quotient = builder.createOrFold<arith::FloorDivSIOp>(loc, a, b);
+      Value product = builder.createOrFold<arith::MulIOp>(loc, b, quotient);
+      return builder.createOrFold<arith::SubIOp>(loc, a, product);
+    }
+    case ExprKind::Min:
+      return builder.createOrFold<arith::MinSIOp>(loc, a, b);
+    case ExprKind::Max:
+      return builder.createOrFold<arith::MaxSIOp>(loc, a, b);
+    default:
+      llvm_unreachable("not a binary kind");
+    }
+  }
+
+  Value constant(int64_t value) {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  }
+
+  OpBuilder &builder;
+  Location loc;
+  ValueRange operands;
+};
+
+/// The size of result dimension `dim` as an op-local expression over the
+/// op's operands (the dimension is in range), or null when the op does not
+/// define one (an unverified op).
+ExprAttr resultSize(ReshapeOp op, int64_t dim) {
+  ArrayRef<ExtentAttr> target = op.getTarget().getExtents();
+  return dim < static_cast<int64_t>(target.size()) ? target[dim].getExpr()
+                                                   : ExprAttr();
+}
+
+ExprAttr resultSize(BroadcastInDimOp op, int64_t dim) {
+  ArrayRef<ExtentAttr> target = op.getTarget().getExtents();
+  return dim < static_cast<int64_t>(target.size()) ? target[dim].getExpr()
+                                                   : ExprAttr();
+}
+
+/// `min(scalar(1, truncate_size), dim(0, axis))` on the truncated axis,
+/// `dim(0, dim)` elsewhere.
+ExprAttr resultSize(DynamicTruncateOp op, int64_t dim) {
+  MLIRContext *ctx = op.getContext();
+  ExprAttr input = ExprAttr::getInputAxis(ctx, 0, dim);
+  if (dim != op.getAxis())
+    return input;
+  return ExprAttr::getBinary(
+      ExprKind::Min,
+      ExprAttr::getRuntimeScalar(ctx, 1, ScalarSemantics::truncate_size),
+      input);
+}
+
+/// `dim(1, dim)` (an axis of the indices) for a batch dimension, else the
+/// slice size of the operand axis it keeps (collapsed axes are skipped).
+ExprAttr resultSize(GatherOp op, int64_t dim) {
+  int64_t batchRank =
+      llvm::cast<RankedTensorType>(op.getIndices().getType()).getRank() - 1;
+  if (dim < batchRank)
+    return ExprAttr::getInputAxis(op.getContext(), 1, dim);
+  ArrayRef<int64_t> collapsed = op.getCollapsedSliceDims();
+  int64_t kept = dim - batchRank;
+  for (auto [axis, extent] : llvm::enumerate(op.getSliceSizes().getExtents())) {
+    if (llvm::is_contained(collapsed, static_cast<int64_t>(axis)))
+      continue;
+    if (kept-- == 0)
+      return extent.getExpr();
+  }
+  return {};
+}
+
+/// How result dimension `dim` of `op` is reified: a static dimension by its
+/// constant size, a dynamic one by `resultSize` when that is reifiable. Null
+/// when the dimension is out of range or not reifiable.
+template <typename OpTy>
+ExprAttr reifiableSize(OpTy op, int64_t dim) {
+  auto type = llvm::cast<RankedTensorType>(op.getResult().getType());
+  if (dim < 0 || dim >= type.getRank())
+    return {};
+  if (!type.isDynamicDim(dim))
+    return ExprAttr::getConstant(op.getContext(), type.getDimSize(dim));
+  ExprAttr size = resultSize(op, dim);
+  return size && isReifiable(size, op->getOperands()) ? size : ExprAttr();
+}
+
+/// Emits `size` for result dimension `dim`: an attribute for a static
+/// dimension, a value for a dynamic one.
+template <typename OpTy>
+OpFoldResult emitSize(OpTy op, OpBuilder &builder, int64_t dim, ExprAttr size) {
+  OpFoldResult value =
+      SizeEmitter(builder, op.getLoc(), op->getOperands()).emit(size);
+  if (!llvm::cast<RankedTensorType>(op.getResult().getType()).isDynamicDim(dim))
+    return value;
+  return getValueOrCreateConstantIndexOp(builder, op.getLoc(), value);
+}
+
+/// Reifies every result dimension, or none (creating nothing) when one is
+/// not reifiable.
+template <typename OpTy>
+LogicalResult reifyShapes(OpTy op, OpBuilder &builder,
+                          ReifiedRankedShapedTypeDims &shapes) {
+  int64_t rank = llvm::cast<RankedTensorType>(op.getResult().getType()).getRank();
+  SmallVector<ExprAttr> sizes;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    sizes.push_back(reifiableSize(op, dim));
+    if (!sizes.back())
+      return failure();
+  }
+  SmallVector<OpFoldResult> &shape = shapes.emplace_back();
+  for (auto [dim, size] : llvm::enumerate(sizes))
+    shape.push_back(emitSize(op, builder, dim, size));
+  return success();
+}
+
+/// Reifies one result dimension; fails (creating nothing) when it is out of
+/// range or not reifiable.
+template <typename OpTy>
+FailureOr<OpFoldResult> reifyDim(OpTy op, OpBuilder &builder, int resultIndex,
+                                 int dim) {
+  ExprAttr size = resultIndex == 0 ? reifiableSize(op, dim) : ExprAttr();
+  if (!size)
+    return failure();
+  return emitSize(op, builder, dim, size);
+}
+
+/// ReifyRankedShapedTypeOpInterface for a shape-sensitive tensor op.
+/// `reifyDimOfResult` builds only the requested dimension.
+template <typename OpTy>
+struct ReifyResultShapeModel
+    : public ReifyRankedShapedTypeOpInterface::ExternalModel<
+          ReifyResultShapeModel<OpTy>, OpTy> {
+  LogicalResult reifyResultShapes(Operation *op, OpBuilder &builder,
+                                  ReifiedRankedShapedTypeDims &shapes) const {
+    return reifyShapes(llvm::cast<OpTy>(op), builder, shapes);
+  }
+
+  FailureOr<OpFoldResult> reifyDimOfResult(Operation *op, OpBuilder &builder,
+                                           int resultIndex, int dim) const {
+    return reifyDim(llvm::cast<OpTy>(op), builder, resultIndex, dim);
+  }
+};
+} // namespace
+
+static void attachReifyModels(MLIRContext &ctx) {
+  ReshapeOp::attachInterface<ReifyResultShapeModel<ReshapeOp>>(ctx);
+  BroadcastInDimOp::attachInterface<ReifyResultShapeModel<BroadcastInDimOp>>(
+      ctx);
+  DynamicTruncateOp::attachInterface<ReifyResultShapeModel<DynamicTruncateOp>>(
+      ctx);
+  GatherOp::attachInterface<ReifyResultShapeModel<GatherOp>>(ctx);
 }

@@ -28,39 +28,35 @@ MlirAttribute toAttribute(nb::handle object) {
   return attr;
 }
 
-constexpr const char *kKindNames[] = {
-    "const", "sym", "dim", "scalar", "add", "sub",
-    "mul", "floordiv", "ceildiv", "mod", "min", "max"};
-constexpr const char *kGuaranteeNames[] = {"exact", "ub", "unknown"};
+nb::str toStr(MlirStringRef text) { return nb::str(text.data, text.length); }
 
 /// Decodes an expression into nested tuples, e.g. ("add", ("sym", "batch"),
 /// ("const", 1)); leaves are ("const", v), ("sym", name), ("dim", operand,
-/// axis) and ("scalar", operand, semantics).
+/// axis) and ("scalar", operand, semantics). The tags are the ODS names of
+/// the kinds (`symshapeExprAttrGetKindName`).
 nb::object decodeExpr(MlirAttribute attr) {
-  uint32_t kind = symshapeExprAttrGetKind(attr);
-  nb::str name(kKindNames[kind]);
-  MlirStringRef text = symshapeExprAttrGetName(attr);
-  switch (kind) {
-  case 0:
+  nb::str name = toStr(symshapeExprAttrGetKindName(attr));
+  switch (symshapeExprAttrGetKind(attr)) {
+  case 0: // constant
     return nb::make_tuple(name, symshapeExprAttrGetValue(attr));
-  case 1:
-    return nb::make_tuple(name, nb::str(text.data, text.length));
-  case 2:
+  case 1: // symbol
+    return nb::make_tuple(name, toStr(symshapeExprAttrGetName(attr)));
+  case 2: // input axis
     return nb::make_tuple(name, symshapeExprAttrGetValue(attr),
                           symshapeExprAttrGetAxis(attr));
-  case 3:
+  case 3: // runtime scalar
     return nb::make_tuple(name, symshapeExprAttrGetValue(attr),
-                          nb::str(text.data, text.length));
+                          toStr(symshapeExprAttrGetName(attr)));
   default:
     return nb::make_tuple(name, decodeExpr(symshapeExprAttrGetChild(attr, 0)),
                           decodeExpr(symshapeExprAttrGetChild(attr, 1)));
   }
 }
 
+/// The guarantee is its ODS name (`symshapeExtentAttrGetGuaranteeName`).
 nb::object decodeExtent(MlirAttribute attr) {
-  uint32_t guarantee = symshapeExtentAttrGetGuarantee(attr);
   MlirAttribute expr = symshapeExtentAttrGetExpr(attr);
-  return nb::make_tuple(nb::str(kGuaranteeNames[guarantee]),
+  return nb::make_tuple(toStr(symshapeExtentAttrGetGuaranteeName(attr)),
                         mlirAttributeIsNull(expr) ? nb::none() : decodeExpr(expr));
 }
 } // namespace

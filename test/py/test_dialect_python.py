@@ -143,6 +143,24 @@ def test_decode(text: str, expected: object) -> None:
         assert decode(ir.Attribute.parse(text)) == expected
 
 
+def _tags(tree: object) -> set[str]:
+    """The kind tags of a decoded expression tree."""
+    if not isinstance(tree, tuple):
+        return set()
+    return {tree[0]}.union(*(_tags(child) for child in tree[1:]))
+
+
+def test_decoded_tags_are_the_ods_enum_names() -> None:
+    """Kind and guarantee tags are the strings of the ODS enums ExprKind and Guarantee."""
+    with ir.Context():
+        tree = decode(ir.Attribute.parse(
+            "#symshape.expr<min(scalar(1, index), dim(0, 1)) + max(a, 2)"
+            " - 3 * b floordiv 4 ceildiv 5 mod 6>"))
+        extents = decode_shape(ir.Attribute.parse("#symshape.shape<[a, ub(a), ?]>"))
+    assert _tags(tree) == {str(kind) for kind in symshape.ExprKind}
+    assert {guarantee for guarantee, _ in extents} == {str(g) for g in symshape.Guarantee}
+
+
 def test_decode_rejects_other_attributes() -> None:
     """Decoding a non-symshape attribute is a TypeError."""
     with ir.Context(), pytest.raises(TypeError, match=r"expected a #symshape"):

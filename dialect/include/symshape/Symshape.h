@@ -10,26 +10,11 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+// ExprKind, Guarantee, ScalarSemantics and TruncateStage with their
+// stringify/symbolize functions, generated from SymshapeBase.td.
+#include "symshape/SymshapeEnums.h.inc"
+
 namespace mlir::symshape {
-
-/// Node kinds of an extent expression. The values are stable.
-enum class ExprKind : uint32_t {
-  Constant = 0,
-  Symbol,
-  InputAxis,
-  RuntimeScalar,
-  Add,
-  Sub,
-  Mul,
-  FloorDiv,
-  CeilDiv,
-  Mod,
-  Min,
-  Max,
-};
-
-/// The guarantee an extent carries.
-enum class Guarantee : uint32_t { Exact = 0, UpperBound, Unknown };
 
 /// Returns true for a 0-d tensor of signless integer or index elements.
 bool isIntegerScalarTensor(Type type);
@@ -51,7 +36,6 @@ ParseResult parseInt64Literal(AsmParser &parser, int64_t &value);
 } // namespace mlir::symshape
 
 #include "symshape/SymshapeDialect.h.inc"
-#include "symshape/SymshapeEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "symshape/SymshapeAttrs.h.inc"

@@ -44,7 +44,7 @@ def Symshape_ExprAttr : Symshape_Attr<"Expr", "expr"> {
     ```
   }];
   let parameters = (ins
-    "uint32_t":$kindValue,
+    "ExprKind":$kind,
     "int64_t":$value,
     "int64_t":$axis,
     StringRefParameter<"symbol name or semantics">:$name,
@@ -54,7 +54,6 @@ def Symshape_ExprAttr : Symshape_Attr<"Expr", "expr"> {
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     using Kind = ::mlir::symshape::ExprKind;
-    Kind getKind() const { return static_cast<Kind>(getKindValue()); }
     static ExprAttr getConstant(::mlir::MLIRContext *ctx, int64_t value);
     static ExprAttr getSymbol(::mlir::MLIRContext *ctx, ::llvm::StringRef name);
     static ExprAttr getInputAxis(::mlir::MLIRContext *ctx, int64_t operand,

@@ -29,6 +29,10 @@ def Symshape_Dialect : Dialect {
     on a runtime value. Compute stays in upstream dialects.
   }];
   let cppNamespace = "::mlir::symshape";
+  // Reifying result shapes (ReifyRankedShapedTypeOpInterface) builds `arith`
+  // and `tensor` ops.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
@@ -51,6 +55,38 @@ def Symshape_Dialect : Dialect {
 //===----------------------------------------------------------------------===//
 // Enums
 //===----------------------------------------------------------------------===//
+
+// The case strings are the names the Python decoder reports
+// (`symshape_mlir.attributes.decode`) and, where the syntax has one, the
+// keyword of the expression syntax (`floordiv`, `min(`, `dim(`, `ub(`).
+def Symshape_ExprKind : I32EnumAttr<"ExprKind",
+    "node kind of an extent expression (the values are stable)", [
+      I32EnumAttrCase<"Constant", 0, "const">,
+      I32EnumAttrCase<"Symbol", 1, "sym">,
+      I32EnumAttrCase<"InputAxis", 2, "dim">,
+      I32EnumAttrCase<"RuntimeScalar", 3, "scalar">,
+      I32EnumAttrCase<"Add", 4, "add">,
+      I32EnumAttrCase<"Sub", 5, "sub">,
+      I32EnumAttrCase<"Mul", 6, "mul">,
+      I32EnumAttrCase<"FloorDiv", 7, "floordiv">,
+      I32EnumAttrCase<"CeilDiv", 8, "ceildiv">,
+      I32EnumAttrCase<"Mod", 9, "mod">,
+      I32EnumAttrCase<"Min", 10, "min">,
+      I32EnumAttrCase<"Max", 11, "max">
+    ]> {
+  let cppNamespace = "::mlir::symshape";
+  let genSpecializedAttr = 0;
+}
+
+def Symshape_Guarantee : I32EnumAttr<"Guarantee",
+    "the guarantee an extent carries (the values are stable)", [
+      I32EnumAttrCase<"Exact", 0, "exact">,
+      I32EnumAttrCase<"UpperBound", 1, "ub">,
+      I32EnumAttrCase<"Unknown", 2, "unknown">
+    ]> {
+  let cppNamespace = "::mlir::symshape";
+  let genSpecializedAttr = 0;
+}
 
 def Symshape_ScalarSemantics : I32EnumAttr<"ScalarSemantics",
     "how a runtime integer scalar becomes an extent", [

@@ -140,6 +140,11 @@ def Symshape_BoundOp : Symshape_Op<"bound", [Pure]> {
 //===----------------------------------------------------------------------===//
 // Shape-sensitive tensor ops
 //===----------------------------------------------------------------------===//
+//
+// These ops implement ReifyRankedShapedTypeOpInterface (attached in
+// SymshapeOps.cpp, not declared here: including InferTypeOpInterface.td
+// would make ODS add InferTypeOpInterface to every op whose result type is
+// buildable, changing the generated Python builders of the extent ops).
 
 def Symshape_ReshapeOp : Symshape_Op<"reshape", [Pure]> {
   let summary = "Reshape to exact op-local target extents";
@@ -148,7 +153,9 @@ def Symshape_ReshapeOp : Symshape_Op<"reshape", [Pure]> {
     `dim(i, a)` / `scalar(i, s)` refer to the op's operands: `#0` is
     `input`, then the extra `shape_operands` (any ranked tensor for `dim`,
     a 0-d integer tensor for `scalar`). Every target extent must be
-    exact; the element count must be preserved.
+    exact; the element count must be preserved. The result sizes reify to
+    the target extents, except those naming a symbol (`batch`), which the
+    operands do not determine.
 
     ```mlir
     %r = symshape.reshape %x to [dim(0, 0) * dim(0, 1), 768]
@@ -171,7 +178,8 @@ def Symshape_BroadcastInDimOp : Symshape_Op<"broadcast_in_dim", [Pure]> {
   let description = [{
     Input axis `k` maps to result axis `dims[k]` and must have size 1 or the
     target size there; other result axes are new. Every target extent must
-    be exact.
+    be exact. The result sizes reify to the target extents, except those
+    naming a symbol.
 
     ```mlir
     %b = symshape.broadcast_in_dim %bias dims [1] to [dim(1, 0), dim(0, 0)]
@@ -200,7 +208,8 @@ def Symshape_DynamicTruncateOp : Symshape_Op<"dynamic_truncate", [Pure]> {
     nothing, a size past the axis keeps everything. `stage` selects what
     shape inference may claim for that axis: `upper_bound` reports
     `ub(dim(0, axis))`, `exact` reports the min expression. Without
-    `stage`, the inference pass option decides.
+    `stage`, the inference pass option decides. Whatever the stage, the
+    result sizes reify to the min expression and the input's other sizes.
 
     ```mlir
     %t = symshape.dynamic_truncate %x, %n axis 1 stage exact
@@ -227,7 +236,8 @@ def Symshape_GatherOp : Symshape_Op<"gather", [Pure]> {
     `indices.shape[:-1] + [slice_sizes[a] for a not in collapsed_slice_dims]`.
     Collapsed axes need slice size 1. Slice sizes are exact op-local
     expressions (`dim(0, 1)`); `#0` is the operand, `#1` the indices, then
-    the extra `shape_operands`.
+    the extra `shape_operands`. The result sizes reify to the indices' sizes
+    and the kept slice sizes, except slice sizes naming a symbol.
 
     ```mlir
     %g = symshape.gather %table[%ids] start_index_map [0]
