@@ -88,6 +88,17 @@ def test_identical_sides() -> None:
     assert prove_eq(e, e) is True
 
 
+def test_coefficients_beyond_the_float_range() -> None:
+    """Unbounded ranges meet integers too large for a float (the algebra's
+    integers are unbounded; only evaluation checks int64)."""
+    huge = 2**1100
+    a, b = Sym("a"), Sym("b")
+    assert prove_nonnegative(huge * a + huge) is True
+    assert prove_nonnegative(huge * a - b) is None
+    assert prove_le(huge, huge * a + huge) is True
+    assert bounds(huge * a - huge) == (-huge, None)
+
+
 def test_integer_operands_accepted() -> None:
     """Integers stand for constants."""
     assert prove_le(3, Sym("a") + 3) is True

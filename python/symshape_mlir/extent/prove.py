@@ -81,6 +81,16 @@ _DEFAULT_CONTEXT = ExtentContext()
 # Interval arithmetic
 
 
+def _add_end(a: Bound, b: Bound) -> Bound:
+    """``a + b`` where an infinite end absorbs any integer (Python cannot add
+    ``inf`` and an integer beyond the float range)."""
+    if isinstance(a, float):
+        return a
+    if isinstance(b, float):
+        return b
+    return a + b
+
+
 def _mul_end(a: Bound, b: Bound) -> Bound:
     if a == 0 or b == 0:
         return 0
@@ -154,7 +164,7 @@ class _Intervals:
             hi: Bound = node.const
             for term, coef in node.terms:
                 t_lo, t_hi = _imul(self.of(term), (coef, coef))
-                lo, hi = lo + t_lo, hi + t_hi
+                lo, hi = _add_end(lo, t_lo), _add_end(hi, t_hi)
             return lo, hi
         if isinstance(node, Prod):
             acc: Interval = (1, 1)
@@ -382,13 +392,13 @@ class _Prover:
         for atom, (lo, hi) in list(ranges.items()):
             if isinstance(lo, int) and lo != 0:
                 poly = _substitute(poly, atom, {(): lo, (atom,): 1})
-                ranges[atom] = (0, hi - lo)
+                ranges[atom] = (0, _add_end(hi, -lo))
         total: Bound = 0
         for mono, coef in poly.items():
             acc: Interval = (1, 1)
             for atom in mono:
                 acc = _imul(acc, ranges[atom])
-            total += _mul_end(coef, acc[0] if coef > 0 else acc[1])
+            total = _add_end(total, _mul_end(coef, acc[0] if coef > 0 else acc[1]))
         return total
 
 
@@ -409,13 +419,13 @@ def _linear_range(diff: Poly, ctx: ExtentContext) -> Interval | None:
     intervals: _Intervals | None = None
     for mono, coef in diff.items():
         if not mono:
-            lo, hi = lo + coef, hi + coef
+            lo, hi = _add_end(lo, coef), _add_end(hi, coef)
             continue
         if len(mono) > 1 or _is_compound(mono[0]):
             return None
         intervals = intervals or _Intervals(ctx)
         t_lo, t_hi = _imul(intervals.of(mono[0]), (coef, coef))
-        lo, hi = lo + t_lo, hi + t_hi
+        lo, hi = _add_end(lo, t_lo), _add_end(hi, t_hi)
     return lo, hi
 
 
