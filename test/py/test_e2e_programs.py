@@ -398,6 +398,23 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["n"],)),),
         lambda v: (2 * v, v + 2 * v, v + 2 * v),
     ),
+    "loop_over_offset_slice": Program(
+        "choices.mlir",
+        "loop_over_offset_slice",
+        (
+            {"rows": 6, "at": 0, "k": 1},
+            {"rows": 6, "at": 2, "k": 2},
+            {"rows": 5, "at": 0, "k": 0},
+            {"rows": 0, "at": 0, "k": 1},
+        ),
+        lambda rng, b: (
+            _normal(rng, (b["rows"], 2)),
+            np.array(b["at"], np.int64),
+            np.array(b["k"], np.int64),
+        ),
+        lambda y, at, k: ((int(k) + 1) * y[int(at) : int(at) + y.shape[0] // 2],),
+        scalars=("at", "k"),
+    ),
     # Empty slices that start at the end of a static axis (slices.mlir).
     "past_end": Program(
         "slices.mlir",

@@ -329,3 +329,42 @@ def test_two_insertions_behind_barriers() -> None:
     a, b = -np.ones((1, 4), np.float32), -2 * np.ones((2, 4), np.float32)
     first, _ = module.invoke("f", y, a, b)
     np.testing.assert_array_equal(np.asarray(first), np.concatenate([a, y[1:]]))
+
+
+# A loop adds a slice of %y at a run-time offset to itself. IREE finds that
+# the loop carries its tensor's size unchanged, so the body's dispatch gets
+# the slice's size twice in its workload, after the offset. Folding the
+# duplicate (`FoldUniformOperands`, `deduplicateWorkloads`), IREE renumbers
+# the body's reference to the second copy as workload 0, the offset: at
+# offset 0 the dispatch runs on no workgroup and the loop returns zeros.
+# `symshape-resolve{target=iree}` ties each loop start to opaque copies of
+# its sizes (`shield_loop_inits`); test/e2e/choices.mlir runs the shielded
+# form.
+LOOP_OVER_OFFSET_SLICE = """
+func.func @f(%y: tensor<?x2xf32>, %at: tensor<i64>, %n: tensor<i32>) -> tensor<?x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %rows = tensor.dim %y, %c0 : tensor<?x2xf32>
+  %half = arith.divui %rows, %c2 : index
+  %at_i64 = tensor.extract %at[] : tensor<i64>
+  %start = arith.index_cast %at_i64 : i64 to index
+  %slice = tensor.extract_slice %y[%start, 0] [%half, 2] [1, 1]
+      : tensor<?x2xf32> to tensor<?x2xf32>
+  %n_i32 = tensor.extract %n[] : tensor<i32>
+  %trips = arith.index_cast %n_i32 : i32 to index
+  %sum = scf.for %i = %c0 to %trips step %c1 iter_args(%acc = %slice) -> (tensor<?x2xf32>) {
+    %next = arith.addf %acc, %slice : tensor<?x2xf32>
+    scf.yield %next : tensor<?x2xf32>
+  }
+  return %sum : tensor<?x2xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 renumbers a duplicate workload as workload 0")
+def test_loop_over_offset_slice() -> None:
+    module = _loaded(LOOP_OVER_OFFSET_SLICE)
+    y = np.arange(12, dtype=np.float32).reshape(6, 2) + 1
+    total = module.invoke("f", y, np.array(0, np.int64), np.array(1, np.int32))
+    np.testing.assert_array_equal(np.asarray(total), 2 * y[:3])

@@ -73,6 +73,16 @@ def _barrier(value: ir.Value) -> ir.Value:
                                operands=[value]).result
 
 
+def _opaque(sizes: list[ir.Value]) -> list[ir.Value]:
+    """``sizes`` through one ``util.optimization_barrier``: copies IREE
+    cannot find equal to any other value."""
+    if not sizes:
+        return []
+    barrier = ir.Operation.create("util.optimization_barrier",
+                                  results=[size.type for size in sizes], operands=sizes)
+    return list(barrier.results)
+
+
 def _cast_chain(value: ir.Value) -> list[ir.Value]:
     """``value``, then the source of each ``tensor.cast`` it comes through
     (IREE folds such casts into the op that reads them)."""
@@ -246,13 +256,28 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
     result inference proved the same size as its start is tied to the
     start's sizes.
 
+    The start is tied to copies of its sizes that IREE cannot look through.
+    IREE finds that a loop carries its tensor's sizes unchanged, so a
+    dispatch in the body that reads the carried tensor and a tensor of the
+    same size from outside the loop (``%part``) gets that size twice in its
+    workload. Folding the duplicate (``FoldUniformOperands``), IREE
+    renumbers the body's reference to the second copy as workload 0: where
+    that was another value (the offset of a slice the body reads) the
+    dispatch ran on the wrong number of workgroups, at offset 0 on none,
+    and the loop returned zeros. Opaque copies are never the same value as
+    a size outside the loop:
+
     .. code-block:: mlir
 
         %b = "util.optimization_barrier"(%part) : (tensor<?x?xf32>) -> tensor<?x?xf32>
-        %s = "flow.tensor.tie_shape"(%b, %rows, %k)
+        %sz:2 = "util.optimization_barrier"(%rows, %k) : (index, index) -> (index, index)
+        %s = "flow.tensor.tie_shape"(%b, %sz#0, %sz#1)
             : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
-        %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %s) -> (tensor<?x?xf32>) {...}
-        %r = "flow.tensor.tie_shape"(%sum, %rows, %k)
+        %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %s) -> (tensor<?x?xf32>) {
+          %next = arith.addf %acc, %part : tensor<?x?xf32>
+          scf.yield %next : tensor<?x?xf32>
+        }
+        %r = "flow.tensor.tie_shape"(%sum, %sz#0, %sz#1)
             : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
     """
     shielded = 0
@@ -263,7 +288,7 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
             if i < first or not isinstance(init.type, ir.RankedTensorType):
                 continue
             with ir.InsertionPoint(loop), loop.location:
-                sizes = _dynamic_sizes(init)
+                sizes = _opaque(_dynamic_sizes(init))
                 loop.operands[i] = _behind_barrier(init, sizes)
             shielded += 1
             if loop.name != "scf.for" or not sizes:
