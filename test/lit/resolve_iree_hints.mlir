@@ -308,3 +308,32 @@ func.func @sum_beside_a_call(%v: tensor<?xf32> {symshape.axes = #symshape.shape<
       outs(%init : tensor<?xf32>)
   return %s, %also : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// A reduction over an axis of extent 0 (1 // 2 columns, which inference
+// knows where the types do not): IREE 3.13 dies naming its dispatch. Its
+// uses get its init; the op stays, dead.
+// CHECK-LABEL: func.func @sum_over_half_a_row
+// CHECK:         %[[Z:.*]] = linalg.fill
+// CHECK:         linalg.reduce
+// CHECK:         return %[[Z]] : tensor<?xf32>
+func.func @sum_over_half_a_row(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, n]>},
+                               %y: tensor<1x?xf32> {symshape.axes = #symshape.shape<[1, n]>})
+    -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %r = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %one = tensor.dim %y, %c0 : tensor<1x?xf32>
+  %k = arith.floordivsi %one, %c2 : index
+  %a = tensor.extract_slice %x[0, 0] [%r, %k] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %e = tensor.empty(%r) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.reduce ins(%a : tensor<?x?xf32>) outs(%z : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %t = arith.addf %in, %acc : f32
+      linalg.yield %t : f32
+    }
+  return %s : tensor<?xf32>
+}

@@ -415,6 +415,21 @@ PROGRAMS: dict[str, Program] = {
         lambda y, at, k: ((int(k) + 1) * y[int(at) : int(at) + y.shape[0] // 2],),
         scalars=("at", "k"),
     ),
+    # Reductions over an axis of extent 0 (empty_reductions.mlir).
+    "matmul_over_no_columns": Program(
+        "empty_reductions.mlir",
+        "matmul_over_no_columns",
+        ({"r": 3, "m": 4}, {"r": 1, "m": 2}, {"r": 0, "m": 3}),
+        lambda rng, b: (_normal(rng, (b["r"], 0)), _normal(rng, (0, b["m"]))),
+        lambda x, w: (x @ w,),
+    ),
+    "sum_over_half_a_row": Program(
+        "empty_reductions.mlir",
+        "sum_over_half_a_row",
+        ({"r": 3, "n": 4}, {"r": 2, "n": 1}, {"r": 0, "n": 3}),
+        lambda rng, b: (_normal(rng, (b["r"], b["n"])), _normal(rng, (1, b["n"]))),
+        lambda x, y: (x[:, : y.shape[0] // 2].sum(axis=1),),
+    ),
     # Empty slices that start at the end of a static axis (slices.mlir).
     "past_end": Program(
         "slices.mlir",

@@ -368,3 +368,31 @@ def test_loop_over_offset_slice() -> None:
     y = np.arange(12, dtype=np.float32).reshape(6, 2) + 1
     total = module.invoke("f", y, np.array(0, np.int64), np.array(1, np.int32))
     np.testing.assert_array_equal(np.asarray(total), 2 * y[:3])
+
+
+# A matmul over an axis of extent 0 (a matrix with no columns times one with
+# no rows): naming its dispatch, IREE weighs the matmul by the product of
+# its loop ranges, and `saturatingMul` (AnnotateDispatches.cpp) divides by
+# each: iree-compile dies of a division by zero. `symshape-resolve
+# {target=iree}` gives the uses of a linalg op with an input of extent 0
+# its inits (`shield_empty_reductions`); test/e2e/empty_reductions.mlir runs
+# the shielded form.
+MATMUL_OVER_NO_COLUMNS = """
+func.func @f(%x: tensor<?x0xf32>, %w: tensor<0x?xf32>) -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tensor.dim %x, %c0 : tensor<?x0xf32>
+  %m = tensor.dim %w, %c1 : tensor<0x?xf32>
+  %e = tensor.empty(%r, %m) : tensor<?x?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<?x0xf32>, tensor<0x?xf32>)
+      outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %mm : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 divides by a loop range of 0 naming a dispatch")
+def test_matmul_over_no_columns() -> None:
+    backend.compile_module(MATMUL_OVER_NO_COLUMNS, "llvm-cpu")

@@ -35,6 +35,7 @@ from symshape_mlir.walk import collect_ops
 __all__ = [
     "insert_upper_bound_hints",
     "merge_equal_elementwise",
+    "shield_empty_reductions",
     "shield_empty_slice_offsets",
     "shield_gathered_slices",
     "shield_insertions",
@@ -299,6 +300,69 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
             users = [use.owner for use in result.uses]
             with ir.InsertionPoint.after(loop), loop.location:
                 _redirect(result, _tie_shape(result, sizes), users)
+    return shielded
+
+
+def _has_empty_axis(facts: InferenceState, value: ir.Value) -> bool:
+    """Whether ``value`` is a tensor with an axis of extent 0 (static, or a
+    constant 0 inference found: exact or an upper bound, extents being
+    nonnegative)."""
+    if not isinstance(value.type, ir.RankedTensorType):
+        return False
+    if 0 in ir.RankedTensorType(value.type).shape:
+        return True
+    shape = facts.defined_facts(value).shape or ()
+    return any(extent.expr is not None and extent.expr.const_value == 0 for extent in shape)
+
+
+# Linalg ops whose every operand axis is one loop of the op (projected permutations).
+_STRUCTURED = frozenset({
+    "linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.dot",
+    "linalg.reduce", "linalg.generic",
+})
+
+
+def _indexes_by_loops(op: ir.Operation) -> bool:
+    """Whether each axis of each operand of ``op`` is one of its loops."""
+    if op.name != "linalg.generic":
+        return op.name in _STRUCTURED
+    return all(ir.AffineMapAttr(m).value.is_projected_permutation
+               for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
+
+
+def shield_empty_reductions(func: ir.Operation, facts: InferenceState) -> int:
+    """Gives the uses of each linalg op with an input of extent 0 its inits
+    instead; returns how many ops. Each operand axis of such an op is one of
+    its loops, so its body never runs and it returns its inits unchanged.
+
+    IREE 3.13 crashes naming a dispatch that holds a loop of extent 0 once
+    it sees the 0 (``AnnotateDispatches`` weighs an op by the product of its
+    loop ranges, and ``saturatingMul`` divides by each: a division by zero).
+    IREE drops an op whose result is empty itself; what stays is a
+    reduction over an empty axis, which inference may know empty before
+    IREE folds its extent to 0:
+
+    .. code-block:: mlir
+
+        %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+        %mm = linalg.matmul ins(%a, %b : tensor<?x0xf32>, tensor<0x?xf32>)
+            outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+        return %mm : tensor<?x?xf32>
+        // becomes:  return %z : tensor<?x?xf32>
+
+    The op stays (dead, IREE drops it) after the run-time checks emitted
+    for it.
+    """
+    shielded = 0
+    for op in collect_ops(func, _indexes_by_loops):
+        operands = list(op.operands)
+        inputs, inits = (operands[:len(operands) - len(op.results)],
+                         operands[len(operands) - len(op.results):])
+        if not any(_has_empty_axis(facts, value) for value in inputs):
+            continue
+        for result, init in zip(op.results, inits, strict=True):
+            result.replace_all_uses_with(init)
+        shielded += 1
     return shielded
 
 

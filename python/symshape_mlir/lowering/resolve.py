@@ -24,6 +24,7 @@ from symshape_mlir.lowering.exprs import AxisBindings, location_text
 from symshape_mlir.lowering.hints import (
     insert_upper_bound_hints,
     merge_equal_elementwise,
+    shield_empty_reductions,
     shield_empty_slice_offsets,
     shield_gathered_slices,
     shield_insertions,
@@ -180,6 +181,7 @@ def resolve_module(
                 insert_upper_bound_hints(func, facts)
                 shield_static_casts(func, unproven[func])
                 shield_loop_inits(func, facts)
+                shield_empty_reductions(func, facts)
             _guard_divisions(func, facts)
             _lower_function(func, facts, axes, unproven[func])
             if target == "iree":
