@@ -337,3 +337,20 @@ func.func @sum_over_half_a_row(%x: tensor<?x?xf32> {symshape.axes = #symshape.sh
     }
   return %s : tensor<?xf32>
 }
+
+// -----
+
+// A slice of a tensor with no columns: IREE 3.13 rejects it once it folds
+// the offset (no offset is below an extent of 0). It is empty: a
+// tensor.empty of its sizes.
+// CHECK-LABEL: func.func @truncate_no_columns
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?xf32>
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         return %[[E]]
+func.func @truncate_no_columns(%x: tensor<?x0xf32> {symshape.axes = #symshape.shape<[r, 0]>},
+                               %n: tensor<i64>) -> tensor<?x?xf32> {
+  %cols = symshape.dynamic_truncate %x, %n axis 1 stage exact
+      : (tensor<?x0xf32>, tensor<i64>) -> tensor<?x?xf32>
+  return %cols : tensor<?x?xf32>
+}

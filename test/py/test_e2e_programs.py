@@ -446,6 +446,14 @@ PROGRAMS: dict[str, Program] = {
         lambda x, k: (x[int(k):],),
         scalars=("k",),
     ),
+    "truncate_no_columns": Program(
+        "slices.mlir",
+        "truncate_no_columns",
+        ({"r": 3, "n": 2}, {"r": 2, "n": 5}, {"r": 4, "n": -1}, {"r": 0, "n": 1}),
+        lambda rng, b: (_normal(rng, (b["r"], 0)), np.array(b["n"], np.int64)),
+        lambda x, n: (x[:, : max(int(n), 0)], x[: max(int(n), 0), : max(int(n), 0)]),
+        scalars=("n",),
+    ),
 }
 """Every end-to-end program, by test id."""
 

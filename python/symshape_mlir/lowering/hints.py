@@ -41,6 +41,7 @@ __all__ = [
     "shield_insertions",
     "shield_loop_inits",
     "shield_reshape_sizes",
+    "shield_slices_of_nothing",
     "shield_static_casts",
     "tie_branch_results",
 ]
@@ -474,6 +475,36 @@ def shield_empty_slice_offsets(func: ir.Operation) -> int:
                     op.operands[offset_at] = at
                 rewritten += 1
     return rewritten
+
+
+def shield_slices_of_nothing(func: ir.Operation) -> int:
+    """Replaces each ``tensor.extract_slice`` of a tensor with an axis of
+    static extent 0 (possibly behind casts) by a ``tensor.empty`` of its
+    sizes; returns how many. Such a slice is empty and reads nothing.
+
+    Once IREE 3.13 folds its offset on that axis to a constant, the slice
+    fails to verify (``offset 1 is out-of-bounds: 0 >= 0``): no offset is
+    below an extent of 0, even for a slice of size 0. An empty tensor has
+    no offsets; IREE folds later slices of it into empty tensors too:
+
+    .. code-block:: mlir
+
+        %s = tensor.extract_slice %t[0, 0] [%rows, %k] [1, 1] : tensor<?x0xf32> to tensor<?x?xf32>
+        // becomes:
+        %s = tensor.empty(%rows, %k) : tensor<?x?xf32>
+    """
+    slices = collect_ops(func, lambda op: op.name == "tensor.extract_slice" and any(
+        _static_extent(op.operands[0], axis) == 0
+        for axis in range(ir.RankedTensorType(op.operands[0].type).rank)))
+    for op in slices:
+        _, sizes, _ = _slice_parameters(op)
+        with ir.InsertionPoint(op), op.location:
+            empty = ir.Operation.create(
+                "tensor.empty", results=[op.results[0].type],
+                operands=[op.operands[at] for _, at in sizes if at is not None]).result
+        op.results[0].replace_all_uses_with(empty)
+        op.erase()
+    return len(slices)
 
 
 def _is_reshaped(value: ir.Value) -> bool:

@@ -30,6 +30,7 @@ from symshape_mlir.lowering.hints import (
     shield_insertions,
     shield_loop_inits,
     shield_reshape_sizes,
+    shield_slices_of_nothing,
     shield_static_casts,
     tie_branch_results,
 )
@@ -186,6 +187,7 @@ def resolve_module(
             _lower_function(func, facts, axes, unproven[func])
             if target == "iree":
                 tie_branch_results(func)
+                shield_slices_of_nothing(func)
                 shield_empty_slice_offsets(func)
                 shield_insertions(func)
                 shield_gathered_slices(func)
