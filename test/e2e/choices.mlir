@@ -1,15 +1,16 @@
 // Choices between tensors of different run-time sizes, a loop starting
 // from a slice while another result copies the whole input, an insertion
 // into a tensor a loop starts from, two insertions into copies that CSE
-// makes one, and equal sums beside their operand: IREE 3.13 miscompiles
-// each in plain upstream form (symshape-resolve{target=iree} shields them;
+// makes one, equal sums beside their operand, and a loop adding a slice at
+// a run-time offset: IREE 3.13 miscompiles each in plain upstream form (symshape-resolve{target=iree} shields them;
 // see python/symshape_mlir/lowering/hints.py).
 // Reference: `x if k > 0 else y` for @choose and @branch; `y` and
 // `(k + 1) * y[:, :cols // 2]` for @loop_from_slice; `ones(x.shape)` and
 // `(k + 1) * ones(x.shape)` for @insert_beside_loop; `y` with `a` over its
 // first row, `y` with `b` over its last row and `(k + 1) * y` for
 // @inserts_into_one_copy; `2 * v`, `3 * v` and `3 * v` for
-// @sums_beside_their_operand.
+// @sums_beside_their_operand; `(k + 1) * y[at : at + rows // 2]` for
+// @loop_over_offset_slice.
 
 // A scalar-condition select: the whole of %x or the whole of %y.
 func.func @choose(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -163,4 +164,25 @@ func.func @sums_beside_their_operand(%v: tensor<?xf32> {symshape.axes = #symshap
   %also = linalg.map { arith.addf } ins(%two, %v : tensor<?xf32>, tensor<?xf32>)
       outs(%init : tensor<?xf32>)
   return %two, %three, %also : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+}
+
+// A loop that starts from the top half of %y's rows from row %at on (%at in
+// [0, rows - rows / 2]) and adds that slice %k times.
+func.func @loop_over_offset_slice(%y: tensor<?x2xf32> {symshape.axes = #symshape.shape<[rows, 2]>},
+                                  %at: tensor<i64>, %k: tensor<i64>) -> tensor<?x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %rows = tensor.dim %y, %c0 : tensor<?x2xf32>
+  %half = arith.floordivsi %rows, %c2 : index
+  %atv = tensor.extract %at[] : tensor<i64>
+  %start = arith.index_cast %atv : i64 to index
+  %slice = tensor.extract_slice %y[%start, 0] [%half, 2] [1, 1] : tensor<?x2xf32> to tensor<?x2xf32>
+  %kv = tensor.extract %k[] : tensor<i64>
+  %trips = arith.index_cast %kv : i64 to index
+  %sum = scf.for %i = %c0 to %trips step %c1 iter_args(%acc = %slice) -> (tensor<?x2xf32>) {
+    %next = arith.addf %acc, %slice : tensor<?x2xf32>
+    scf.yield %next : tensor<?x2xf32>
+  }
+  return %sum : tensor<?x2xf32>
 }

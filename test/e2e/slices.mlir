@@ -2,7 +2,8 @@
 // offset equals the extent, which is valid only because nothing is read or
 // written (IREE 3.13 rejects it once the offset is a folded constant;
 // symshape-resolve{target=iree} shields it, see lowering/hints.py).
-// Reference: `x[2:]` and `x` for @past_end; `x[k:]` for @tail.
+// Reference: `x[2:]` and `x` for @past_end; `x[k:]` for @tail; `x[:, :n]`
+// and `x[:n, :n]` (n clipped at 0) for @truncate_no_columns.
 
 // The rows of %x after its 2 static rows (none), and an empty block written
 // there.
@@ -30,4 +31,14 @@ func.func @tail(%x: tensor<3x?xf32> {symshape.axes = #symshape.shape<[3, n]>},
   %cols = tensor.dim %x, %c1 : tensor<3x?xf32>
   %s = tensor.extract_slice %x[%start, 0] [%left, %cols] [1, 1] : tensor<3x?xf32> to tensor<?x?xf32>
   return %s : tensor<?x?xf32>
+}
+
+// The first %n columns (there are none) of the first %n rows of %x.
+func.func @truncate_no_columns(%x: tensor<?x0xf32> {symshape.axes = #symshape.shape<[r, 0]>},
+                               %n: tensor<i64>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %cols = symshape.dynamic_truncate %x, %n axis 1 stage exact
+      : (tensor<?x0xf32>, tensor<i64>) -> tensor<?x?xf32>
+  %both = symshape.dynamic_truncate %cols, %n axis 0 stage exact
+      : (tensor<?x?xf32>, tensor<i64>) -> tensor<?x?xf32>
+  return %cols, %both : tensor<?x?xf32>, tensor<?x?xf32>
 }

@@ -399,6 +399,38 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["n"],)),),
         lambda v: (2 * v, v + 2 * v, v + 2 * v),
     ),
+    "loop_over_offset_slice": Program(
+        "choices.mlir",
+        "loop_over_offset_slice",
+        (
+            {"rows": 6, "at": 0, "k": 1},
+            {"rows": 6, "at": 2, "k": 2},
+            {"rows": 5, "at": 0, "k": 0},
+            {"rows": 0, "at": 0, "k": 1},
+        ),
+        lambda rng, b: (
+            _normal(rng, (b["rows"], 2)),
+            np.array(b["at"], np.int64),
+            np.array(b["k"], np.int64),
+        ),
+        lambda y, at, k: ((int(k) + 1) * y[int(at) : int(at) + y.shape[0] // 2],),
+        scalars=("at", "k"),
+    ),
+    # Reductions over an axis of extent 0 (empty_reductions.mlir).
+    "matmul_over_no_columns": Program(
+        "empty_reductions.mlir",
+        "matmul_over_no_columns",
+        ({"r": 3, "m": 4}, {"r": 1, "m": 2}, {"r": 0, "m": 3}),
+        lambda rng, b: (_normal(rng, (b["r"], 0)), _normal(rng, (0, b["m"]))),
+        lambda x, w: (x @ w,),
+    ),
+    "sum_over_half_a_row": Program(
+        "empty_reductions.mlir",
+        "sum_over_half_a_row",
+        ({"r": 3, "n": 4}, {"r": 2, "n": 1}, {"r": 0, "n": 3}),
+        lambda rng, b: (_normal(rng, (b["r"], b["n"])), _normal(rng, (1, b["n"]))),
+        lambda x, y: (x[:, : y.shape[0] // 2].sum(axis=1),),
+    ),
     # Empty slices that start at the end of a static axis (slices.mlir).
     "past_end": Program(
         "slices.mlir",
@@ -414,6 +446,14 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (3, b["n"])), np.array(b["k"], np.int64)),
         lambda x, k: (x[int(k):],),
         scalars=("k",),
+    ),
+    "truncate_no_columns": Program(
+        "slices.mlir",
+        "truncate_no_columns",
+        ({"r": 3, "n": 2}, {"r": 2, "n": 5}, {"r": 4, "n": -1}, {"r": 0, "n": 1}),
+        lambda rng, b: (_normal(rng, (b["r"], 0)), np.array(b["n"], np.int64)),
+        lambda x, n: (x[:, : max(int(n), 0)], x[: max(int(n), 0), : max(int(n), 0)]),
+        scalars=("n",),
     ),
 }
 """Every end-to-end program, by test id."""

@@ -329,3 +329,95 @@ def test_two_insertions_behind_barriers() -> None:
     a, b = -np.ones((1, 4), np.float32), -2 * np.ones((2, 4), np.float32)
     first, _ = module.invoke("f", y, a, b)
     np.testing.assert_array_equal(np.asarray(first), np.concatenate([a, y[1:]]))
+
+
+# A loop adds a slice of %y at a run-time offset to itself. IREE finds that
+# the loop carries its tensor's size unchanged, so the body's dispatch gets
+# the slice's size twice in its workload, after the offset. Folding the
+# duplicate (`FoldUniformOperands`, `deduplicateWorkloads`), IREE renumbers
+# the body's reference to the second copy as workload 0, the offset: at
+# offset 0 the dispatch runs on no workgroup and the loop returns zeros.
+# `symshape-resolve{target=iree}` ties each loop start to opaque copies of
+# its sizes (`shield_loop_inits`); test/e2e/choices.mlir runs the shielded
+# form.
+LOOP_OVER_OFFSET_SLICE = """
+func.func @f(%y: tensor<?x2xf32>, %at: tensor<i64>, %n: tensor<i32>) -> tensor<?x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %rows = tensor.dim %y, %c0 : tensor<?x2xf32>
+  %half = arith.divui %rows, %c2 : index
+  %at_i64 = tensor.extract %at[] : tensor<i64>
+  %start = arith.index_cast %at_i64 : i64 to index
+  %slice = tensor.extract_slice %y[%start, 0] [%half, 2] [1, 1]
+      : tensor<?x2xf32> to tensor<?x2xf32>
+  %n_i32 = tensor.extract %n[] : tensor<i32>
+  %trips = arith.index_cast %n_i32 : i32 to index
+  %sum = scf.for %i = %c0 to %trips step %c1 iter_args(%acc = %slice) -> (tensor<?x2xf32>) {
+    %next = arith.addf %acc, %slice : tensor<?x2xf32>
+    scf.yield %next : tensor<?x2xf32>
+  }
+  return %sum : tensor<?x2xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 renumbers a duplicate workload as workload 0")
+def test_loop_over_offset_slice() -> None:
+    module = _loaded(LOOP_OVER_OFFSET_SLICE)
+    y = np.arange(12, dtype=np.float32).reshape(6, 2) + 1
+    total = module.invoke("f", y, np.array(0, np.int64), np.array(1, np.int32))
+    np.testing.assert_array_equal(np.asarray(total), 2 * y[:3])
+
+
+# A matmul over an axis of extent 0 (a matrix with no columns times one with
+# no rows): naming its dispatch, IREE weighs the matmul by the product of
+# its loop ranges, and `saturatingMul` (AnnotateDispatches.cpp) divides by
+# each: iree-compile dies of a division by zero. `symshape-resolve
+# {target=iree}` gives the uses of a linalg op with an input of extent 0
+# its inits (`shield_empty_reductions`); test/e2e/empty_reductions.mlir runs
+# the shielded form.
+MATMUL_OVER_NO_COLUMNS = """
+func.func @f(%x: tensor<?x0xf32>, %w: tensor<0x?xf32>) -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tensor.dim %x, %c0 : tensor<?x0xf32>
+  %m = tensor.dim %w, %c1 : tensor<0x?xf32>
+  %e = tensor.empty(%r, %m) : tensor<?x?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<?x0xf32>, tensor<0x?xf32>)
+      outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %mm : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 divides by a loop range of 0 naming a dispatch")
+def test_matmul_over_no_columns() -> None:
+    backend.compile_module(MATMUL_OVER_NO_COLUMNS, "llvm-cpu")
+
+
+# A slice of the columns of a slice of a matrix with no columns. IREE folds
+# the column count min(max(n, 0), 0) to 0, so the first slice has a column
+# extent of 0 and the second, at column offset 0, fails to verify (`offset 1
+# is out-of-bounds: 0 >= 0`: no offset is below an extent of 0, though
+# nothing is read). `symshape-resolve{target=iree}` replaces a slice of a
+# tensor with a static extent of 0 by a tensor.empty
+# (`shield_slices_of_nothing`); test/e2e/slices.mlir runs the shielded form.
+SLICE_OF_NO_COLUMNS = """
+func.func @f(%x: tensor<?x0xf32>, %n: index) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %x, %c0 : tensor<?x0xf32>
+  %pos = arith.maxsi %n, %c0 : index
+  %k = arith.minsi %pos, %c0 : index
+  %a = tensor.extract_slice %x[0, %c0] [%rows, %k] [1, 1] : tensor<?x0xf32> to tensor<?x?xf32>
+  %b = tensor.extract_slice %a[0, 0] [%rows, %k] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  return %b : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 rejects a slice at offset 0 of an extent of 0")
+def test_slice_of_no_columns() -> None:
+    backend.compile_module(SLICE_OF_NO_COLUMNS, "llvm-cpu")

@@ -35,11 +35,13 @@ from symshape_mlir.walk import collect_ops
 __all__ = [
     "insert_upper_bound_hints",
     "merge_equal_elementwise",
+    "shield_empty_reductions",
     "shield_empty_slice_offsets",
     "shield_gathered_slices",
     "shield_insertions",
     "shield_loop_inits",
     "shield_reshape_sizes",
+    "shield_slices_of_nothing",
     "shield_static_casts",
     "tie_branch_results",
 ]
@@ -71,6 +73,16 @@ def _tie_shape(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
 def _barrier(value: ir.Value) -> ir.Value:
     return ir.Operation.create("util.optimization_barrier", results=[value.type],
                                operands=[value]).result
+
+
+def _opaque(sizes: list[ir.Value]) -> list[ir.Value]:
+    """``sizes`` through one ``util.optimization_barrier``: copies IREE
+    cannot find equal to any other value."""
+    if not sizes:
+        return []
+    barrier = ir.Operation.create("util.optimization_barrier",
+                                  results=[size.type for size in sizes], operands=sizes)
+    return list(barrier.results)
 
 
 def _cast_chain(value: ir.Value) -> list[ir.Value]:
@@ -246,13 +258,28 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
     result inference proved the same size as its start is tied to the
     start's sizes.
 
+    The start is tied to copies of its sizes that IREE cannot look through.
+    IREE finds that a loop carries its tensor's sizes unchanged, so a
+    dispatch in the body that reads the carried tensor and a tensor of the
+    same size from outside the loop (``%part``) gets that size twice in its
+    workload. Folding the duplicate (``FoldUniformOperands``), IREE
+    renumbers the body's reference to the second copy as workload 0: where
+    that was another value (the offset of a slice the body reads) the
+    dispatch ran on the wrong number of workgroups, at offset 0 on none,
+    and the loop returned zeros. Opaque copies are never the same value as
+    a size outside the loop:
+
     .. code-block:: mlir
 
         %b = "util.optimization_barrier"(%part) : (tensor<?x?xf32>) -> tensor<?x?xf32>
-        %s = "flow.tensor.tie_shape"(%b, %rows, %k)
+        %sz:2 = "util.optimization_barrier"(%rows, %k) : (index, index) -> (index, index)
+        %s = "flow.tensor.tie_shape"(%b, %sz#0, %sz#1)
             : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
-        %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %s) -> (tensor<?x?xf32>) {...}
-        %r = "flow.tensor.tie_shape"(%sum, %rows, %k)
+        %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %s) -> (tensor<?x?xf32>) {
+          %next = arith.addf %acc, %part : tensor<?x?xf32>
+          scf.yield %next : tensor<?x?xf32>
+        }
+        %r = "flow.tensor.tie_shape"(%sum, %sz#0, %sz#1)
             : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
     """
     shielded = 0
@@ -263,7 +290,7 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
             if i < first or not isinstance(init.type, ir.RankedTensorType):
                 continue
             with ir.InsertionPoint(loop), loop.location:
-                sizes = _dynamic_sizes(init)
+                sizes = _opaque(_dynamic_sizes(init))
                 loop.operands[i] = _behind_barrier(init, sizes)
             shielded += 1
             if loop.name != "scf.for" or not sizes:
@@ -274,6 +301,69 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
             users = [use.owner for use in result.uses]
             with ir.InsertionPoint.after(loop), loop.location:
                 _redirect(result, _tie_shape(result, sizes), users)
+    return shielded
+
+
+def _has_empty_axis(facts: InferenceState, value: ir.Value) -> bool:
+    """Whether ``value`` is a tensor with an axis of extent 0 (static, or a
+    constant 0 inference found: exact or an upper bound, extents being
+    nonnegative)."""
+    if not isinstance(value.type, ir.RankedTensorType):
+        return False
+    if 0 in ir.RankedTensorType(value.type).shape:
+        return True
+    shape = facts.defined_facts(value).shape or ()
+    return any(extent.expr is not None and extent.expr.const_value == 0 for extent in shape)
+
+
+# Linalg ops whose every operand axis is one loop of the op (projected permutations).
+_STRUCTURED = frozenset({
+    "linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.dot",
+    "linalg.reduce", "linalg.generic",
+})
+
+
+def _indexes_by_loops(op: ir.Operation) -> bool:
+    """Whether each axis of each operand of ``op`` is one of its loops."""
+    if op.name != "linalg.generic":
+        return op.name in _STRUCTURED
+    return all(ir.AffineMapAttr(m).value.is_projected_permutation
+               for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
+
+
+def shield_empty_reductions(func: ir.Operation, facts: InferenceState) -> int:
+    """Gives the uses of each linalg op with an input of extent 0 its inits
+    instead; returns how many ops. Each operand axis of such an op is one of
+    its loops, so its body never runs and it returns its inits unchanged.
+
+    IREE 3.13 crashes naming a dispatch that holds a loop of extent 0 once
+    it sees the 0 (``AnnotateDispatches`` weighs an op by the product of its
+    loop ranges, and ``saturatingMul`` divides by each: a division by zero).
+    IREE drops an op whose result is empty itself; what stays is a
+    reduction over an empty axis, which inference may know empty before
+    IREE folds its extent to 0:
+
+    .. code-block:: mlir
+
+        %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+        %mm = linalg.matmul ins(%a, %b : tensor<?x0xf32>, tensor<0x?xf32>)
+            outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+        return %mm : tensor<?x?xf32>
+        // becomes:  return %z : tensor<?x?xf32>
+
+    The op stays (dead, IREE drops it) after the run-time checks emitted
+    for it.
+    """
+    shielded = 0
+    for op in collect_ops(func, _indexes_by_loops):
+        operands = list(op.operands)
+        inputs, inits = (operands[:len(operands) - len(op.results)],
+                         operands[len(operands) - len(op.results):])
+        if not any(_has_empty_axis(facts, value) for value in inputs):
+            continue
+        for result, init in zip(op.results, inits, strict=True):
+            result.replace_all_uses_with(init)
+        shielded += 1
     return shielded
 
 
@@ -385,6 +475,36 @@ def shield_empty_slice_offsets(func: ir.Operation) -> int:
                     op.operands[offset_at] = at
                 rewritten += 1
     return rewritten
+
+
+def shield_slices_of_nothing(func: ir.Operation) -> int:
+    """Replaces each ``tensor.extract_slice`` of a tensor with an axis of
+    static extent 0 (possibly behind casts) by a ``tensor.empty`` of its
+    sizes; returns how many. Such a slice is empty and reads nothing.
+
+    Once IREE 3.13 folds its offset on that axis to a constant, the slice
+    fails to verify (``offset 1 is out-of-bounds: 0 >= 0``): no offset is
+    below an extent of 0, even for a slice of size 0. An empty tensor has
+    no offsets; IREE folds later slices of it into empty tensors too:
+
+    .. code-block:: mlir
+
+        %s = tensor.extract_slice %t[0, 0] [%rows, %k] [1, 1] : tensor<?x0xf32> to tensor<?x?xf32>
+        // becomes:
+        %s = tensor.empty(%rows, %k) : tensor<?x?xf32>
+    """
+    slices = collect_ops(func, lambda op: op.name == "tensor.extract_slice" and any(
+        _static_extent(op.operands[0], axis) == 0
+        for axis in range(ir.RankedTensorType(op.operands[0].type).rank)))
+    for op in slices:
+        _, sizes, _ = _slice_parameters(op)
+        with ir.InsertionPoint(op), op.location:
+            empty = ir.Operation.create(
+                "tensor.empty", results=[op.results[0].type],
+                operands=[op.operands[at] for _, at in sizes if at is not None]).result
+        op.results[0].replace_all_uses_with(empty)
+        op.erase()
+    return len(slices)
 
 
 def _is_reshaped(value: ir.Value) -> bool:

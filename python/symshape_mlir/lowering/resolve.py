@@ -25,11 +25,13 @@ from symshape_mlir.lowering.exprs import AxisBindings
 from symshape_mlir.lowering.hints import (
     insert_upper_bound_hints,
     merge_equal_elementwise,
+    shield_empty_reductions,
     shield_empty_slice_offsets,
     shield_gathered_slices,
     shield_insertions,
     shield_loop_inits,
     shield_reshape_sizes,
+    shield_slices_of_nothing,
     shield_static_casts,
     tie_branch_results,
 )
@@ -166,10 +168,12 @@ def resolve_module(
                 insert_upper_bound_hints(func, facts)
                 shield_static_casts(func, unproven[func])
                 shield_loop_inits(func, facts)
+                shield_empty_reductions(func, facts)
             _guard_divisions(func, facts)
             _lower_function(func, facts, axes, unproven[func])
             if target == "iree":
                 tie_branch_results(func)
+                shield_slices_of_nothing(func)
                 shield_empty_slice_offsets(func)
                 shield_insertions(func)
                 shield_gathered_slices(func)

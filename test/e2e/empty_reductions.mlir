@@ -1,0 +1,43 @@
+// Reductions over an axis of extent 0: IREE 3.13 crashes on a dispatch that
+// holds one once it sees the 0 (symshape-resolve{target=iree} returns the
+// op's inits instead; see python/symshape_mlir/lowering/hints.py).
+// Reference: `zeros((r, m))` for @matmul_over_no_columns; `zeros(r)` (the
+// row sums of `x[:, :1 // 2]`) for @sum_over_half_a_row.
+
+// A matrix with no columns times one with no rows.
+func.func @matmul_over_no_columns(%x: tensor<?x0xf32> {symshape.axes = #symshape.shape<[r, 0]>},
+                                  %w: tensor<0x?xf32> {symshape.axes = #symshape.shape<[0, m]>})
+    -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tensor.dim %x, %c0 : tensor<?x0xf32>
+  %m = tensor.dim %w, %c1 : tensor<0x?xf32>
+  %e = tensor.empty(%r, %m) : tensor<?x?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<?x0xf32>, tensor<0x?xf32>)
+      outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %mm : tensor<?x?xf32>
+}
+
+// The row sums of the first `rows(y) // 2` columns of %x, %y having one row:
+// inference knows the extent is 0 where the types do not say so.
+func.func @sum_over_half_a_row(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, n]>},
+                               %y: tensor<1x?xf32> {symshape.axes = #symshape.shape<[1, n]>})
+    -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %r = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %one = tensor.dim %y, %c0 : tensor<1x?xf32>
+  %k = arith.floordivsi %one, %c2 : index
+  %a = tensor.extract_slice %x[0, 0] [%r, %k] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %e = tensor.empty(%r) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.reduce ins(%a : tensor<?x?xf32>) outs(%z : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %t = arith.addf %in, %acc : f32
+      linalg.yield %t : f32
+    }
+  return %s : tensor<?xf32>
+}
