@@ -54,10 +54,11 @@ from symshape_mlir.inference.errors import InferenceError, OpUsageError, ShapeIn
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.obligations import NO_CHECK
 from symshape_mlir.inference.registry import lookup
-from symshape_mlir.inference.state import InferenceState, describe, type_shape
+from symshape_mlir.inference.state import CacheKind, InferenceState, describe, type_shape
 
 __all__ = [
     "AXES_ATTR",
+    "FUNCTIONS",
     "SHAPE_ATTR",
     "FunctionSummary",
     "infer_block",
@@ -101,12 +102,18 @@ class FunctionSummary(NamedTuple):
     results: tuple[ValueFacts, ...] | None
 
 
+FUNCTIONS: CacheKind[str, ir.Operation] = CacheKind("functions")
+"""The module's functions by name (filled by :func:`infer_module`)."""
+_SUMMARIES: CacheKind[str, FunctionSummary] = CacheKind("summaries")
+_TYPES: CacheKind[ir.Type, tuple[tuple[ShapeExtent, ...] | None, tuple[int, ...]]] = CacheKind(
+    "types")
+
 # -- functions -------------------------------------------------------------------------
 
 
 def infer_module(module: ir.Operation, state: InferenceState) -> None:
     """Infers every function of ``module`` (a callee before the first caller that needs it)."""
-    functions = state.cache.setdefault("functions", {})
+    functions = state.cache(FUNCTIONS)
     body = [op.operation for op in module.regions[0].blocks[0].operations]
     for op in body:
         if op.name == "func.func":
@@ -122,10 +129,10 @@ def infer_function(func: ir.Operation, state: InferenceState) -> FunctionSummary
     Returns ``None`` while the function is being inferred (a recursive call).
     """
     name = ir.StringAttr(func.attributes["sym_name"]).value
-    summaries: dict[object, object] = state.cache.setdefault("summaries", {})
+    summaries = state.cache(_SUMMARIES)
     known = summaries.get(name)
     if known is not None:
-        return known  # type: ignore[return-value]
+        return known
     marker = ("function", name)
     if marker in state.done:
         return None
@@ -376,14 +383,14 @@ def _type_info(
     state: InferenceState, type_: ir.Type
 ) -> tuple[tuple[ShapeExtent, ...] | None, tuple[int, ...]]:
     """The stated extents of a type and its static axes (cached per run)."""
-    cache = state.cache.setdefault("types", {})
+    cache = state.cache(_TYPES)
     info = cache.get(type_)
     if info is None:
         stated = type_shape(type_)
         static = () if stated is None else tuple(
             a for a, e in enumerate(stated) if e.strength is _EXACT)
         info = cache[type_] = (stated, static)
-    return info  # type: ignore[return-value]
+    return info
 
 
 def _reconcile_with_type(

@@ -65,7 +65,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, Generic, TypeVar, cast
 
 from mlir import ir
 
@@ -87,6 +87,7 @@ from symshape_mlir.inference.obligations import Condition, Kind, LazyCondition, 
 __all__ = [
     "POLICIES",
     "STAGES",
+    "CacheKind",
     "InferenceOptions",
     "InferenceState",
     "Rule",
@@ -100,6 +101,28 @@ _EXACT = Strength.EXACT
 _UNKNOWN = Strength.UNKNOWN
 
 logger = logging.getLogger(__name__)
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class CacheKind(Generic[_K, _V]):
+    """One kind of per-run cache of the engine, from ``_K`` keys to ``_V`` values.
+
+    Each module that caches something per run makes its kind once
+    (``_TYPES: CacheKind[ir.Type, Info] = CacheKind("types")``) and reaches
+    the cache through :meth:`InferenceState.cache`, which types it.
+    """
+
+    __slots__ = ("name",)
+    name: str
+    """What it caches (for debugging)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"CacheKind({self.name!r})"
 
 POLICIES = ("skip", "override", "refine", "strict")
 STAGES = ("upper_bound", "exact")
@@ -133,10 +156,10 @@ class InferenceOptions:
             )
 
 
-_CONST_EXTENTS: dict[int, ShapeExtent] = {}
+_CONST_EXTENTS: dict[int, Exact] = {}
 
 
-def const_extent(value: int) -> ShapeExtent:
+def const_extent(value: int) -> Exact:
     """``Exact(Const(value))``, shared per value."""
     extent = _CONST_EXTENTS.get(value)
     if extent is None:
@@ -181,8 +204,8 @@ class InferenceState:
         self.facts: dict[ir.Value, ValueFacts] = {}
         self.done: set[object] = set()
         self.inferred_ops: list[tuple[ir.Operation, Sequence[ir.Value]]] = []
-        #: Per-run caches of the engine (types, indexing maps, ...), by kind.
-        self.cache: dict[str, dict[object, object]] = {}
+        # Per-run caches of the engine (types, indexing maps, ...), by kind.
+        self._caches: dict[CacheKind[Any, Any], dict[Any, Any]] = {}
         self._fresh_for: dict[object, Exact] = {}
         self._fresh_names: list[str] = []
         self._fresh_index: dict[str, int] = {}
@@ -201,6 +224,13 @@ class InferenceState:
         self.kept_annotations: set[ir.Operation] = set()
 
     # -- reading facts ------------------------------------------------------------
+
+    def cache(self, kind: CacheKind[_K, _V]) -> dict[_K, _V]:
+        """This run's cache of ``kind`` (empty at first)."""
+        found = self._caches.get(kind)
+        if found is None:
+            found = self._caches[kind] = {}
+        return found
 
     def facts_of(self, value: ir.Value) -> ValueFacts:
         """Everything known of ``value``, with unifications applied."""

@@ -63,7 +63,7 @@ from symshape_mlir.inference.rules.common import (
     value_origin,
     with_origins,
 )
-from symshape_mlir.inference.state import InferenceState, const_extent, describe
+from symshape_mlir.inference.state import CacheKind, InferenceState, const_extent, describe
 
 __all__ = ["mixed_sizes", "propagates_elements"]
 
@@ -363,15 +363,19 @@ def _same_elements(op: ir.Operation, state: InferenceState) -> tuple[ShapeExtent
     return elements if elements is not None and propagates_elements(op.result.type) else None
 
 
+_REASSOCIATION: CacheKind[ir.Attribute, tuple[tuple[int, ...], ...]] = CacheKind(
+    "reassociation")
+
+
 def _reassociation(op: ir.Operation, state: InferenceState) -> tuple[tuple[int, ...], ...]:
     attr = op.attributes["reassociation"]
-    cache = state.cache.setdefault("reassociation", {})
+    cache = state.cache(_REASSOCIATION)
     groups = cache.get(attr)
     if groups is None:
         groups = cache[attr] = tuple(
             tuple(ir.IntegerAttr(a).value for a in ir.ArrayAttr(group))
             for group in ir.ArrayAttr(attr))
-    return groups  # type: ignore[return-value]
+    return groups
 
 
 @register("tensor.reshape")
