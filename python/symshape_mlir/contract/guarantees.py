@@ -23,6 +23,7 @@ from mlir import ir
 
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent.context import is_fresh_name
+from symshape_mlir.extent.guarantee import Exact, UpperBound
 from symshape_mlir.extent.prove import prove_eq, prove_le
 from symshape_mlir.inference import InferenceOptions, infer
 from symshape_mlir.walk import collect_ops
@@ -58,12 +59,12 @@ def check_guarantees(module: ir.Operation) -> list[tuple[ir.Location, str]]:
                     problems.append((op.location, f"{where}: the guarantee was upgraded from "
                                                   f"'{old}' to '{new}'"))
                 elif old.strength > new.strength or (
-                        not fresh and old.is_upper_bound and new.is_upper_bound
-                        and prove_le(new.expr, old.expr, state.extents) is False):  # type: ignore[arg-type]
+                        not fresh and isinstance(old, UpperBound) and isinstance(new, UpperBound)
+                        and prove_le(new.expr, old.expr, state.extents) is False):
                     problems.append((op.location, f"{where}: the annotation '{old}' claims "
                                                   f"more than inference establishes ('{new}')"))
-                elif not fresh and old.is_exact and new.is_exact and \
-                        prove_eq(old.expr, new.expr, state.extents) is False:  # type: ignore[arg-type]
+                elif not fresh and isinstance(old, Exact) and isinstance(new, Exact) and \
+                        prove_eq(old.expr, new.expr, state.extents) is False:
                     problems.append((op.location, f"{where}: the extent changed from "
                                                   f"'{old}' to '{new}'"))
     return problems

@@ -46,7 +46,7 @@ import operator
 import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Final, SupportsIndex, TypeAlias, TypeVar, Union
+from typing import Final, SupportsIndex, TypeAlias, TypeVar, Union, cast
 
 from symshape_mlir.extent.errors import (
     DivisionByZeroError,
@@ -125,7 +125,8 @@ def _interned(cls: type[_E], fields: tuple[object, ...]) -> _E:
                 node = object.__new__(cls)
                 node._setup(*fields)
                 _TABLE[key] = node
-    return node  # type: ignore[return-value]
+    # The key starts with ``cls``: the node stored under it is a ``cls``.
+    return cast(_E, node)
 
 
 def is_identifier(name: str) -> bool:
@@ -211,8 +212,8 @@ class Expr:
 
     # -- construction hooks (subclasses) ------------------------------------------------
 
-    def _setup(self, *fields: object) -> None:
-        raise NotImplementedError
+    _setup: Callable[..., None]
+    """Fills a new node's fields; each subclass takes its own (see ``_interned``)."""
 
     @property
     def children(self) -> tuple[Expr, ...]:
@@ -499,7 +500,7 @@ class Const(Expr):
     def __new__(cls, value: int) -> Const:
         return _interned(Const, (operator.index(value),))
 
-    def _setup(self, value: int) -> None:  # type: ignore[override]
+    def _setup(self, value: int) -> None:
         self.value = value
         self._key = (0, value)
         self._nonneg = value >= 0
@@ -531,7 +532,7 @@ class Sym(Expr):
             raise ValueError(f"invalid symbol name {name!r}")
         return _interned(Sym, (name,))
 
-    def _setup(self, name: str) -> None:  # type: ignore[override]
+    def _setup(self, name: str) -> None:
         self.name = name
         self._key = (1, name)
         self._nonneg = True
@@ -572,7 +573,7 @@ class InputAxis(Expr):
             raise ValueError(f"dim({operand}, {axis}): operand and axis must be >= 0")
         return _interned(InputAxis, (operand, axis))
 
-    def _setup(self, operand: int, axis: int) -> None:  # type: ignore[override]
+    def _setup(self, operand: int, axis: int) -> None:
         self.operand = operand
         self.axis = axis
         self._key = (2, operand, axis)
@@ -623,7 +624,7 @@ class RuntimeScalar(Expr):
             raise ValueError(f"unknown scalar semantics {semantics!r}; expected one of {SEMANTICS}")
         return _interned(RuntimeScalar, (operand, semantics))
 
-    def _setup(self, operand: int, semantics: str) -> None:  # type: ignore[override]
+    def _setup(self, operand: int, semantics: str) -> None:
         self.operand = operand
         self.semantics = semantics
         self._key = (3, operand, SEMANTICS.index(semantics))
@@ -676,7 +677,7 @@ class Sum(Expr):
     const: int
     terms: tuple[tuple[Expr, int], ...]
 
-    def _setup(self, const: int, terms: tuple[tuple[Expr, int], ...]) -> None:  # type: ignore[override]
+    def _setup(self, const: int, terms: tuple[tuple[Expr, int], ...]) -> None:
         self.const = const
         self.terms = terms
         self._key = (10, tuple((t._key, k) for t, k in terms), const)
@@ -725,7 +726,7 @@ class Prod(Expr):
     __slots__ = ("factors",)
     factors: tuple[tuple[Expr, int], ...]
 
-    def _setup(self, factors: tuple[tuple[Expr, int], ...]) -> None:  # type: ignore[override]
+    def _setup(self, factors: tuple[tuple[Expr, int], ...]) -> None:
         self.factors = factors
         self._key = (4, tuple(f._key for f, e in factors for _ in range(e)))
         self._nonneg = all(f._nonneg or e % 2 == 0 for f, e in factors)
@@ -768,7 +769,7 @@ class _Binary(Expr):
     _kind: int = 0
     _word: str = ""
 
-    def _setup(self, num: Expr, den: Expr) -> None:  # type: ignore[override]
+    def _setup(self, num: Expr, den: Expr) -> None:
         self.num = num
         self.den = den
         self._key = (self._kind, num._key, den._key)
@@ -860,7 +861,7 @@ class _Extremum(Expr):
     _kind: int = 0
     _word: str = ""
 
-    def _setup(self, args: tuple[Expr, ...]) -> None:  # type: ignore[override]
+    def _setup(self, args: tuple[Expr, ...]) -> None:
         self.args = args
         self._key = (self._kind, tuple(a._key for a in args))
         self._nonneg = self._compute_nonneg()

@@ -343,8 +343,8 @@ def _add(x: ShapeExtent, xn: bool, y: ShapeExtent, yn: bool) -> ShapeExtent:
 def _sub(x: ShapeExtent, xn: bool, y: ShapeExtent, yn: bool) -> ShapeExtent:
     if x.expr is None:
         return UNKNOWN
-    if y.is_exact:
-        diff = x.expr - y.expr  # type: ignore[operator]
+    if isinstance(y, Exact):
+        diff = x.expr - y.expr
         return Exact(diff) if x.is_exact else UpperBound(diff)
     return UpperBound(x.expr) if yn else UNKNOWN
 
@@ -369,8 +369,8 @@ def _divide(build: Callable[[Expr, Expr], Expr]) -> _Combine:
     def combine(x: ShapeExtent, xn: bool, y: ShapeExtent, yn: bool) -> ShapeExtent:
         if x.expr is None:
             return UNKNOWN
-        if y.is_exact:
-            quotient = build(x.expr, y.expr)  # type: ignore[arg-type]
+        if isinstance(y, Exact):
+            quotient = build(x.expr, y.expr)
             if x.is_exact:
                 return Exact(quotient)
             # Monotone in X for a positive divisor.
@@ -386,17 +386,17 @@ _ceildiv = _divide(canon.ceildiv)
 
 
 def _mod(x: ShapeExtent, xn: bool, y: ShapeExtent, yn: bool) -> ShapeExtent:
-    if x.is_exact and y.is_exact:
-        return Exact(canon.mod(x.expr, y.expr))  # type: ignore[arg-type]
+    if isinstance(x, Exact) and isinstance(y, Exact):
+        return Exact(canon.mod(x.expr, y.expr))
     if not yn:
         return UNKNOWN
     # 0 <= X mod Y <= Y - 1, and X mod Y <= X when X >= 0.
     below_divisor = None if y.expr is None else y.expr - 1
     below_dividend = x.expr if xn else None
-    if below_divisor is None and below_dividend is None:
-        return UNKNOWN
-    if below_divisor is None or below_dividend is None:
-        return UpperBound(below_divisor if below_dividend is None else below_dividend)  # type: ignore[arg-type]
+    if below_dividend is None:
+        return UNKNOWN if below_divisor is None else UpperBound(below_divisor)
+    if below_divisor is None:
+        return UpperBound(below_dividend)
     return UpperBound(canon.minimum(below_dividend, below_divisor))
 
 
@@ -565,9 +565,9 @@ def instantiate(
     """
     walker = _Instantiation(symbols, dims, scalars, ctx)
     leaves = {leaf: walker.leaf(leaf) for leaf in expr.leaves()}
-    exact = {leaf: value[0].expr for leaf, value in leaves.items() if value[0].is_exact}
+    exact = {leaf: extent.expr for leaf, (extent, _) in leaves.items() if isinstance(extent, Exact)}
     if len(exact) == len(leaves):
-        return Exact(expr.replace(exact))  # type: ignore[arg-type]
+        return Exact(expr.replace(exact))
     walker.memo.update(leaves)
     return walker.walk(expr)[0]
 
@@ -587,7 +587,8 @@ class _Instantiation:
         self.memo: dict[Expr, _Tracked] = {}
 
     def _nonneg(self, extent: ShapeExtent) -> bool:
-        return extent.is_exact and prove_nonnegative(extent.expr, self.ctx, fallback=False) is True  # type: ignore[arg-type]
+        return isinstance(extent, Exact) and prove_nonnegative(
+            extent.expr, self.ctx, fallback=False) is True
 
     def leaf(self, node: Expr) -> _Tracked:
         value: ExtentLike | None = None

@@ -18,6 +18,7 @@ import functools
 import linecache
 import os
 import sys
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -95,9 +96,9 @@ def user_location() -> SourceLocation:
     current = _CURRENT.get()
     if current is not None:
         return current
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None and _is_internal(frame.f_code.co_filename):
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     if frame is None:
         return UNKNOWN_LOCATION
     line = frame.f_lineno

@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.frontend.dtypes import DType, as_dtype
@@ -232,13 +232,22 @@ class Tensor:
 
     # -- methods (numpy names) --------------------------------------------------------------
 
-    def reshape(self, *shape: ShapeTarget | Sequence[ShapeTarget]) -> Tensor:
-        """``numpy.reshape``; see :func:`~symshape_mlir.frontend.ops.shape_ops.reshape`."""
+    @overload
+    def reshape(self, shape: Sequence[ShapeTarget], /) -> Tensor: ...
+
+    @overload
+    def reshape(self, *shape: ShapeTarget) -> Tensor: ...
+
+    def reshape(self, *shape: Any) -> Tensor:
+        """``numpy.reshape``; see :func:`~symshape_mlir.frontend.ops.shape_ops.reshape`.
+
+        Takes the target extents as one sequence or as separate arguments.
+        """
         from symshape_mlir.frontend.ops.shape_ops import reshape
 
         if len(shape) == 1 and isinstance(shape[0], list | tuple):
             return reshape(self, shape[0])
-        return reshape(self, shape)  # type: ignore[arg-type]
+        return reshape(self, shape)
 
     def astype(self, dtype: DType | str) -> Tensor:
         """``numpy.ndarray.astype``."""

@@ -111,8 +111,8 @@ class FunctionTrace:
     def register(self, tensor: Tensor) -> None:
         """Records ``tensor``'s axes as run-time sources of their exact extents."""
         for axis, extent in enumerate(tensor.shape):
-            if extent.is_exact and not isinstance(extent.expr, Const):
-                self._sources.setdefault(extent.expr, (tensor, axis))  # type: ignore[arg-type]
+            if isinstance(extent, Exact) and not isinstance(extent.expr, Const):
+                self._sources.setdefault(extent.expr, (tensor, axis))
 
     def source_of(self, expr: Expr) -> tuple[Tensor, int] | None:
         """A tensor axis whose run-time size is ``expr``, if one was traced."""
@@ -155,8 +155,8 @@ class FunctionTrace:
         for extent, source in zip(dims, sources, strict=True):
             if extent.is_exact and isinstance(extent.expr, Const):
                 continue
-            if source is None and extent.is_exact:
-                source = self.source_of(extent.expr)  # type: ignore[arg-type]
+            if source is None and isinstance(extent, Exact):
+                source = self.source_of(extent.expr)
             if source is not None:
                 values.append(self.dim_index(source[0], source[1], where))
             else:

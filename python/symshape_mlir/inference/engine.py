@@ -48,16 +48,17 @@ from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.errors import ExtentError
 from symshape_mlir.extent.expr import CeilDiv, Expr, FloorDiv, Mod
-from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, Strength, join
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, UpperBound, join
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt
 from symshape_mlir.inference.errors import InferenceError, OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.obligations import NO_CHECK
 from symshape_mlir.inference.registry import lookup
-from symshape_mlir.inference.state import InferenceState, describe, type_shape
+from symshape_mlir.inference.state import CacheKind, InferenceState, describe, type_shape
 
 __all__ = [
     "AXES_ATTR",
+    "FUNCTIONS",
     "SHAPE_ATTR",
     "FunctionSummary",
     "infer_block",
@@ -70,8 +71,6 @@ __all__ = [
 
 # Strength members, hoisted (see Strength).
 _EXACT = Strength.EXACT
-_UPPER_BOUND = Strength.UPPER_BOUND
-_UNKNOWN = Strength.UNKNOWN
 
 logger = logging.getLogger(__name__)
 
@@ -101,12 +100,19 @@ class FunctionSummary(NamedTuple):
     results: tuple[ValueFacts, ...] | None
 
 
+FUNCTIONS: CacheKind[str, ir.Operation] = CacheKind("functions")
+"""The module's functions by name (filled by :func:`infer_module`)."""
+_SUMMARIES: CacheKind[str, FunctionSummary] = CacheKind("summaries")
+_TypeInfo = tuple[tuple[ShapeExtent, ...] | None, tuple[tuple[int, Exact], ...]]
+"""A type's stated extents (``None`` unless a ranked tensor), and its static axes and extents."""
+_TYPES: CacheKind[ir.Type, _TypeInfo] = CacheKind("types")
+
 # -- functions -------------------------------------------------------------------------
 
 
 def infer_module(module: ir.Operation, state: InferenceState) -> None:
     """Infers every function of ``module`` (a callee before the first caller that needs it)."""
-    functions = state.cache.setdefault("functions", {})
+    functions = state.cache(FUNCTIONS)
     body = [op.operation for op in module.regions[0].blocks[0].operations]
     for op in body:
         if op.name == "func.func":
@@ -122,10 +128,10 @@ def infer_function(func: ir.Operation, state: InferenceState) -> FunctionSummary
     Returns ``None`` while the function is being inferred (a recursive call).
     """
     name = ir.StringAttr(func.attributes["sym_name"]).value
-    summaries: dict[object, object] = state.cache.setdefault("summaries", {})
+    summaries = state.cache(_SUMMARIES)
     known = summaries.get(name)
     if known is not None:
-        return known  # type: ignore[return-value]
+        return known
     marker = ("function", name)
     if marker in state.done:
         return None
@@ -223,7 +229,7 @@ def _seed_argument(
     for axis, (name, static) in enumerate(zip(declared, stated, strict=True)):
         if name.is_unknown:
             extents.append(static if static.is_exact else state.fresh((arg, axis)))
-        elif static.is_exact:
+        elif isinstance(static, Exact):
             # The static size is the fact; the declaration must not contradict it.
             if _contradicts(name, static, state):
                 raise ShapeInferenceError(
@@ -344,8 +350,9 @@ def infer_op(op: ir.Operation, state: InferenceState) -> None:
         facts = inferred[index] if index < len(inferred) else None
         if facts is None or not typed:
             facts = _reconcile_with_type(op, index, result.type, facts, state)
-        if shapes is not None and shapes[index] is not None and facts.shape is not None:
-            _check_annotation(op, index, result.type, facts, shapes[index], state)  # type: ignore[arg-type]
+        existing = shapes[index] if shapes is not None else None
+        if existing is not None and facts.shape is not None:
+            _check_annotation(op, index, result.type, facts, existing, state)
         state.set(result, facts)
     state.inferred_ops.append((op, values))
 
@@ -372,18 +379,16 @@ def _existing_annotation(
     return shapes
 
 
-def _type_info(
-    state: InferenceState, type_: ir.Type
-) -> tuple[tuple[ShapeExtent, ...] | None, tuple[int, ...]]:
-    """The stated extents of a type and its static axes (cached per run)."""
-    cache = state.cache.setdefault("types", {})
+def _type_info(state: InferenceState, type_: ir.Type) -> _TypeInfo:
+    """The stated extents of a type and its static axes with their extents (cached per run)."""
+    cache = state.cache(_TYPES)
     info = cache.get(type_)
     if info is None:
         stated = type_shape(type_)
         static = () if stated is None else tuple(
-            a for a, e in enumerate(stated) if e.strength is _EXACT)
+            (a, e) for a, e in enumerate(stated) if isinstance(e, Exact))
         info = cache[type_] = (stated, static)
-    return info  # type: ignore[return-value]
+    return info
 
 
 def _reconcile_with_type(
@@ -410,18 +415,18 @@ def _reconcile_with_type(
             f"{len(shape)}",
         )
     extents: list[ShapeExtent] | None = None
-    for axis in static_axes:
-        have, static = shape[axis], stated[axis]
-        if have is static or (have.strength is _EXACT and have.expr is static.expr):
+    for axis, static in static_axes:
+        have = shape[axis]
+        if have is static or (isinstance(have, Exact) and have.expr is static.expr):
             continue
-        if have.strength is _EXACT and prove_eq(
-                have.expr, static.expr, state.extents, fallback=False) is False:  # type: ignore[arg-type]
+        if isinstance(have, Exact) and prove_eq(
+                have.expr, static.expr, state.extents, fallback=False) is False:
             raise ShapeInferenceError(
                 op.location,
                 f"result #{index} dimension {axis} is {static} but the inferred extent is {have}",
             )
-        if have.strength is _UPPER_BOUND and prove_lt(
-                have.expr, static.expr, state.extents, fallback=False) is True:  # type: ignore[arg-type]
+        if isinstance(have, UpperBound) and prove_lt(
+                have.expr, static.expr, state.extents, fallback=False) is True:
             raise ShapeInferenceError(
                 op.location,
                 f"result #{index} dimension {axis} is {static} but the inferred extent is {have}",
@@ -489,7 +494,7 @@ def _check_annotation(
                 f"result #{index} dimension {axis}: annotation '{old}' does not follow "
                 f"from the inferred extent '{new}' (policy=strict)",
             )
-        if policy == "refine" and new.strength is _EXACT and _contradicts(old, new, state):
+        if policy == "refine" and isinstance(new, Exact) and _contradicts(old, new, state):
             raise ShapeInferenceError(
                 op.location,
                 f"result #{index} dimension {axis}: annotation '{old}' contradicts the "
@@ -497,35 +502,36 @@ def _check_annotation(
             )
     stated, static_axes = _type_info(state, type_)
     if stated is not None:
-        for axis in static_axes:
+        for axis, static in static_axes:
             kept = existing[axis]
-            if _contradicts(kept, stated[axis], state):
+            if _contradicts(kept, static, state):
                 raise ShapeInferenceError(
                     op.location,
                     f"result #{index} dimension {axis}: annotation '{kept}' contradicts the "
-                    f"static extent {stated[axis]}",
+                    f"static extent {static}",
                 )
 
 
-def _contradicts(claim: ShapeExtent, static: ShapeExtent, state: InferenceState) -> bool:
+def _contradicts(claim: ShapeExtent, static: Exact, state: InferenceState) -> bool:
     """Whether ``claim`` provably cannot describe an axis of exact size ``static``."""
-    if claim.strength is _EXACT:
-        return prove_eq(claim.expr, static.expr, state.extents) is False  # type: ignore[arg-type]
-    if claim.strength is _UPPER_BOUND:
-        return prove_lt(claim.expr, static.expr, state.extents) is True  # type: ignore[arg-type]
+    if isinstance(claim, Exact):
+        return prove_eq(claim.expr, static.expr, state.extents) is False
+    if isinstance(claim, UpperBound):
+        return prove_lt(claim.expr, static.expr, state.extents) is True
     return False
 
 
 def _implied(old: ShapeExtent, new: ShapeExtent, state: InferenceState) -> bool:
     """Whether annotation ``old`` follows from inferred ``new``."""
-    if old.strength is _UNKNOWN:
+    claimed, known = old.expr, new.expr
+    if claimed is None:
         return True
-    if new.strength is _UNKNOWN:
+    if known is None:
         return False
-    if old.strength is _EXACT:
-        return new.strength is _EXACT and (
-            old.expr is new.expr or prove_eq(old.expr, new.expr, state.extents) is True)  # type: ignore[arg-type]
-    return old.expr is new.expr or prove_le(new.expr, old.expr, state.extents) is True  # type: ignore[arg-type]
+    if isinstance(old, Exact):
+        return isinstance(new, Exact) and (
+            claimed is known or prove_eq(claimed, known, state.extents) is True)
+    return claimed is known or prove_le(known, claimed, state.extents) is True
 
 
 # -- joins -----------------------------------------------------------------------------------

@@ -166,10 +166,10 @@ class Quantity:
         return exprs, tuple(values)
 
     @staticmethod
-    def of(build: object, *parts: Quantity | int) -> Quantity:
+    def of(build: Callable[..., Expr], *parts: Quantity | int) -> Quantity:
         """``build(*exprs)`` over the parts' leaves (``build`` an ``Expr`` function)."""
         exprs, values = Quantity.combine(parts)
-        return Quantity(build(*exprs), values)  # type: ignore[operator]
+        return Quantity(build(*exprs), values)
 
 
 @dataclass(frozen=True)

@@ -65,12 +65,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
 
 from mlir import ir
 
 from symshape_mlir.extent.context import ExtentContext, is_fresh_name
-from symshape_mlir.extent.expr import Const, Expr, Sym
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, preferred
+from symshape_mlir.extent.expr import Const, Expr, Sum, Sym
+from symshape_mlir.extent.guarantee import (
+    UNKNOWN,
+    Exact,
+    ShapeExtent,
+    Strength,
+    UpperBound,
+    preferred,
+)
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt, prove_nonnegative
 from symshape_mlir.inference.errors import OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
@@ -79,6 +87,7 @@ from symshape_mlir.inference.obligations import Condition, Kind, LazyCondition, 
 __all__ = [
     "POLICIES",
     "STAGES",
+    "CacheKind",
     "InferenceOptions",
     "InferenceState",
     "Rule",
@@ -89,10 +98,31 @@ __all__ = [
 
 # Strength members, hoisted (see Strength).
 _EXACT = Strength.EXACT
-_UPPER_BOUND = Strength.UPPER_BOUND
 _UNKNOWN = Strength.UNKNOWN
 
 logger = logging.getLogger(__name__)
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class CacheKind(Generic[_K, _V]):
+    """One kind of per-run cache of the engine, from ``_K`` keys to ``_V`` values.
+
+    Each module that caches something per run makes its kind once
+    (``_TYPES: CacheKind[ir.Type, Info] = CacheKind("types")``) and reaches
+    the cache through :meth:`InferenceState.cache`, which types it.
+    """
+
+    __slots__ = ("name",)
+    name: str
+    """What it caches (for debugging)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"CacheKind({self.name!r})"
 
 POLICIES = ("skip", "override", "refine", "strict")
 STAGES = ("upper_bound", "exact")
@@ -126,10 +156,10 @@ class InferenceOptions:
             )
 
 
-_CONST_EXTENTS: dict[int, ShapeExtent] = {}
+_CONST_EXTENTS: dict[int, Exact] = {}
 
 
-def const_extent(value: int) -> ShapeExtent:
+def const_extent(value: int) -> Exact:
     """``Exact(Const(value))``, shared per value."""
     extent = _CONST_EXTENTS.get(value)
     if extent is None:
@@ -174,9 +204,9 @@ class InferenceState:
         self.facts: dict[ir.Value, ValueFacts] = {}
         self.done: set[object] = set()
         self.inferred_ops: list[tuple[ir.Operation, Sequence[ir.Value]]] = []
-        #: Per-run caches of the engine (types, indexing maps, ...), by kind.
-        self.cache: dict[str, dict[object, object]] = {}
-        self._fresh_for: dict[object, ShapeExtent] = {}
+        # Per-run caches of the engine (types, indexing maps, ...), by kind.
+        self._caches: dict[CacheKind[Any, Any], dict[Any, Any]] = {}
+        self._fresh_for: dict[object, Exact] = {}
         self._fresh_names: list[str] = []
         self._fresh_index: dict[str, int] = {}
         # Unification: fresh symbol -> expression, a trail of bound names (for
@@ -194,6 +224,13 @@ class InferenceState:
         self.kept_annotations: set[ir.Operation] = set()
 
     # -- reading facts ------------------------------------------------------------
+
+    def cache(self, kind: CacheKind[_K, _V]) -> dict[_K, _V]:
+        """This run's cache of ``kind`` (empty at first)."""
+        found = self._caches.get(kind)
+        if found is None:
+            found = self._caches[kind] = {}
+        return found
 
     def facts_of(self, value: ir.Value) -> ValueFacts:
         """Everything known of ``value``, with unifications applied."""
@@ -277,7 +314,7 @@ class InferenceState:
 
     # -- creating facts ----------------------------------------------------------
 
-    def fresh(self, key: object | None = None, lo: int = 0, hi: int | None = None) -> ShapeExtent:
+    def fresh(self, key: object | None = None, lo: int = 0, hi: int | None = None) -> Exact:
         """A fresh symbol (``_d0``, ...), the same one for the same ``key``.
 
         Args:
@@ -298,7 +335,7 @@ class InferenceState:
             self._fresh_for[key] = extent
         return extent
 
-    def fresh_signed(self, key: object) -> ShapeExtent:
+    def fresh_signed(self, key: object) -> Exact:
         """An integer of unknown sign (a scalar read from data): ``_dA - _dB``.
 
         Symbols are non-negative, so a value that may be negative is the
@@ -309,8 +346,7 @@ class InferenceState:
         known = self._fresh_for.get(("signed", key))
         if known is None:
             plus, minus = self.fresh(), self.fresh()
-            known = self._fresh_for[("signed", key)] = Exact(
-                plus.expr - minus.expr)  # type: ignore[operator]
+            known = self._fresh_for[("signed", key)] = Exact(plus.expr - minus.expr)
         return known
 
     def value_symbols(self, value: ir.Value) -> dict[str, str]:
@@ -330,8 +366,9 @@ class InferenceState:
                 roles[plain.expr.name] = "value"
             signed = self._fresh_for.get(("signed", key))
             if signed is not None:
-                for term, coef in signed.expr.terms:  # type: ignore[union-attr]
-                    roles[term.name] = "plus" if coef > 0 else "minus"
+                # fresh_signed made it: ``plus - minus``, a sum of two fresh symbols.
+                for term, coef in cast(Sum, signed.expr).terms:
+                    roles[cast(Sym, term).name] = "plus" if coef > 0 else "minus"
         return roles
 
     def fresh_mark(self) -> int:
@@ -391,7 +428,7 @@ class InferenceState:
         a, b = self.resolve(a), self.resolve(b)
         if a is b and a.strength is not _UNKNOWN:
             return a
-        if a.strength is not _EXACT or b.strength is not _EXACT:
+        if not (isinstance(a, Exact) and isinstance(b, Exact)):
             if self._below(a, b) or self._below(b, a):
                 raise ShapeInferenceError(op.location, f"{what()} must be equal: {a} vs {b}")
             self._record(op, Kind.EQUAL, f"{what()} are equal", Status.VIOLATION,
@@ -400,26 +437,28 @@ class InferenceState:
         x, y = a.expr, b.expr
         if x is y:
             return a
-        equal = prove_eq(x, y, self.extents, fallback=False)  # type: ignore[arg-type]
+        equal = prove_eq(x, y, self.extents, fallback=False)
         if equal:
-            return Exact(preferred(x, y))  # type: ignore[arg-type]
+            return Exact(preferred(x, y))
         if equal is False:
             raise ShapeInferenceError(op.location, f"{what()} must be equal: {a} vs {b}")
         self._record(op, Kind.EQUAL, f"{what()} are equal", Status.UNPROVEN, (a, b),
                      condition, origin, self_checked)
-        x_fresh, y_fresh = self._bindable(x), self._bindable(y)  # type: ignore[arg-type]
-        if x_fresh and y_fresh:
-            keep, bind = (x, y) if self._fresh_index[x.name] < self._fresh_index[y.name] else (y, x)  # type: ignore[union-attr]
-            self._bind(bind.name, keep)  # type: ignore[union-attr,arg-type]
-            return Exact(keep)  # type: ignore[arg-type]
-        if x_fresh:
-            if x.name not in y.free_symbols:  # type: ignore[union-attr]
-                self._bind(x.name, y)  # type: ignore[union-attr,arg-type]
+        x_fresh, y_fresh = self._bindable(x), self._bindable(y)
+        if x_fresh is not None and y_fresh is not None:
+            index = self._fresh_index
+            keep, bind = ((x_fresh, y_fresh) if index[x_fresh.name] < index[y_fresh.name]
+                          else (y_fresh, x_fresh))
+            self._bind(bind.name, keep)
+            return Exact(keep)
+        if x_fresh is not None:
+            if x_fresh.name not in y.free_symbols:
+                self._bind(x_fresh.name, y)
                 return b
             return a
-        if y_fresh:
-            if y.name not in x.free_symbols:  # type: ignore[union-attr]
-                self._bind(y.name, x)  # type: ignore[union-attr,arg-type]
+        if y_fresh is not None:
+            if y_fresh.name not in x.free_symbols:
+                self._bind(y_fresh.name, x)
             return a
         if isinstance(x, Sym) and isinstance(y, Sym) and not (
                 is_fresh_name(x.name) or is_fresh_name(y.name)):
@@ -431,8 +470,8 @@ class InferenceState:
 
     def _below(self, bound: ShapeExtent, exact: ShapeExtent) -> bool:
         """Whether upper bound ``bound`` is provably below exact ``exact``."""
-        return bound.strength is _UPPER_BOUND and exact.strength is _EXACT and prove_lt(
-            bound.expr, exact.expr, self.extents, fallback=False) is True  # type: ignore[arg-type]
+        return isinstance(bound, UpperBound) and isinstance(exact, Exact) and prove_lt(
+            bound.expr, exact.expr, self.extents, fallback=False) is True
 
     def require_exact(
         self, extent: ShapeExtent, op: ir.Operation, field: str,
@@ -455,8 +494,8 @@ class InferenceState:
         size is the value at hand, even where only a bound of it is known).
         """
         extent = self.resolve(extent)
-        if extent.strength is _EXACT:
-            known = prove_nonnegative(extent.expr, self.extents, fallback=False)  # type: ignore[arg-type]
+        if isinstance(extent, Exact):
+            known = prove_nonnegative(extent.expr, self.extents, fallback=False)
             if known:
                 return
             if known is False:
@@ -476,8 +515,8 @@ class InferenceState:
         ``rhs`` is what is available and must be exact.
         """
         lhs, rhs = self.resolve(lhs), self.resolve(rhs)
-        if lhs.strength is not _UNKNOWN and rhs.strength is _EXACT:
-            known = prove_le(lhs.expr, rhs.expr, self.extents, fallback=False)  # type: ignore[arg-type]
+        if lhs.expr is not None and isinstance(rhs, Exact):
+            known = prove_le(lhs.expr, rhs.expr, self.extents, fallback=False)
             if known:
                 return
             if known is False and lhs.strength is _EXACT:
@@ -494,10 +533,10 @@ class InferenceState:
     ) -> None:
         """Records that a broadcast input extent ``have`` must be 1 or ``target``."""
         have, target = self.resolve(have), self.resolve(target)
-        if have.strength is _EXACT and target.strength is _EXACT:
+        if isinstance(have, Exact) and isinstance(target, Exact):
             ctx = self.extents
-            one = prove_eq(have.expr, 1, ctx, fallback=False)  # type: ignore[arg-type]
-            same = prove_eq(have.expr, target.expr, ctx, fallback=False)  # type: ignore[arg-type]
+            one = prove_eq(have.expr, 1, ctx, fallback=False)
+            same = prove_eq(have.expr, target.expr, ctx, fallback=False)
             if one or same:
                 return
             if one is False and same is False:
@@ -519,11 +558,11 @@ class InferenceState:
         self.obligations.append(
             Obligation(op, kind, field, status, observed, origin, condition, self_checked))
 
-    def _bindable(self, expr: Expr) -> bool:
-        """A fresh symbol that may be bound here (made at or after the floor)."""
+    def _bindable(self, expr: Expr) -> Sym | None:
+        """``expr`` if it is a fresh symbol that may be bound here (made at or after the floor)."""
         if not isinstance(expr, Sym) or not is_fresh_name(expr.name):
-            return False
-        return self._fresh_index.get(expr.name, -1) >= self._bind_floor
+            return None
+        return expr if self._fresh_index.get(expr.name, -1) >= self._bind_floor else None
 
     def _bind(self, name: str, expr: Expr) -> None:
         logger.debug("unify: %s := %s", name, expr)

@@ -24,7 +24,14 @@ from mlir import ir
 from mlir.dialects import arith
 
 from symshape_mlir.attributes import ExprTree, expr_from_tree, format_tree, shape_from_attr
-from symshape_mlir.extent import UNKNOWN, ShapeExtent, instantiate, prove_ne, prove_nonnegative
+from symshape_mlir.extent import (
+    UNKNOWN,
+    Exact,
+    ShapeExtent,
+    instantiate,
+    prove_ne,
+    prove_nonnegative,
+)
 from symshape_mlir.extent.expr import Expr, Sum, Sym
 from symshape_mlir.inference.rules.common import raw_scalar
 from symshape_mlir.inference.state import InferenceState
@@ -138,8 +145,10 @@ class ExprLowering:
 
     def proves_nonzero(self, tree: ExprTree) -> bool:
         """Whether the value of ``tree`` is provably non-zero."""
+        if self.facts is None:
+            return False
         extent = self.extent(tree)
-        return extent.is_exact and prove_ne(extent.expr, 0, self.facts.extents) is True  # type: ignore[arg-type, union-attr]
+        return isinstance(extent, Exact) and prove_ne(extent.expr, 0, self.facts.extents) is True
 
     def where(self) -> str:
         """The op name and location, for runtime check messages."""
@@ -177,8 +186,8 @@ class ExprLowering:
         """Lowers an extent used as a size, checking it is >= 0 at run time."""
         value = self.lower(tree)
         extent = self.extent(tree)
-        if extent.is_exact and self.facts is not None and \
-                prove_nonnegative(extent.expr, self.facts.extents) is True:  # type: ignore[arg-type]
+        if isinstance(extent, Exact) and self.facts is not None and \
+                prove_nonnegative(extent.expr, self.facts.extents) is True:
             self.b.mark_nonneg(value)
         if not self.b.is_nonneg(value):
             self.b.check(

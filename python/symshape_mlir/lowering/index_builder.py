@@ -122,7 +122,9 @@ class IndexBuilder:
 
     # -- arithmetic -----------------------------------------------------------
 
-    def _fold(self, lhs: ir.Value, rhs: ir.Value, fn) -> ir.Value | None:  # type: ignore[no-untyped-def]
+    def _fold(
+        self, lhs: ir.Value, rhs: ir.Value, fn: Callable[[int, int], int]
+    ) -> ir.Value | None:
         a, b = self.constant_of(lhs), self.constant_of(rhs)
         if a is None or b is None:
             return None

@@ -26,7 +26,7 @@ from mlir import ir
 from mlir.dialects import arith, tensor
 
 from symshape_mlir.attributes import decode_shape, enum_name
-from symshape_mlir.extent import Expr, ShapeExtent, mul, prove_eq, prove_ne
+from symshape_mlir.extent import Exact, Expr, ShapeExtent, mul, prove_eq, prove_ne
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, ExprLowering
@@ -129,8 +129,8 @@ def _division(op: ir.Operation, state: LoweringState) -> None:
     where = state.exprs(op).where()
     message = f"symshape: division by zero in {kind} ({where})"
     divisor = state.facts.value(op.operands[1])
-    guard = not (divisor.is_exact and state.proves(
-        lambda: prove_ne(divisor.expr, 0, state.facts.extents)))  # type: ignore[arg-type]
+    guard = not (isinstance(divisor, Exact) and state.proves(
+        lambda: prove_ne(divisor.expr, 0, state.facts.extents)))
     _define(op, state, getattr(state.builder, kind)(lhs, rhs, message, guard=guard))
 
 
@@ -294,8 +294,8 @@ def _broadcast_proven(state: LoweringState, op: ir.Operation, in_axis: int, out_
     have = state.facts.shape(op.operands[0])[in_axis]
     tree = decode_shape(op.attributes["target"])[out_axis][1]
     want = state.exprs(op).extent(tree) if tree is not None else None
-    return bool(want is not None and have.is_exact and want.is_exact and
-                prove_eq(have.expr, want.expr, state.facts.extents) is True)  # type: ignore[arg-type]
+    return bool(isinstance(have, Exact) and isinstance(want, Exact) and
+                prove_eq(have.expr, want.expr, state.facts.extents) is True)
 
 
 @rule("symshape.broadcast_in_dim")
@@ -393,7 +393,8 @@ def _gather(op: ir.Operation, state: LoweringState) -> None:
     limits = {}
     for axis in range(operand_type.rank):
         limit = b.sub(operand_dims[axis], slice_sizes[axis])
-        if b.constant_of(limit) is None or b.constant_of(limit) < 0:  # type: ignore[operator]
+        constant = b.constant_of(limit)
+        if constant is None or constant < 0:
             b.check(b.cmp("sge", limit, b.const(0)),
                     f"symshape: gather slice_sizes extent {axis} exceeds the operand "
                     f"dimension ({where})")

@@ -13,7 +13,7 @@ from mlir import ir
 from mlir.dialects import arith
 
 from symshape_mlir.annotations import strip_annotations
-from symshape_mlir.extent import UNKNOWN, ShapeExtent, prove_ne, prove_nonnegative
+from symshape_mlir.extent import UNKNOWN, Exact, ShapeExtent, prove_ne, prove_nonnegative
 from symshape_mlir.inference import InferenceOptions, infer
 from symshape_mlir.inference.obligations import Status
 from symshape_mlir.inference.state import InferenceState
@@ -89,7 +89,7 @@ def _guard_divisions(func: ir.Operation, facts: InferenceState) -> None:
         where = f"{op.name} at {location_text(op.location)}"
         known = facts.defined_facts(divisor).value or UNKNOWN
         with ir.InsertionPoint(op), op.location:
-            if not (known.is_exact and prove_ne(known.expr, 0, facts.extents) is True):  # type: ignore[arg-type]
+            if not (isinstance(known, Exact) and prove_ne(known.expr, 0, facts.extents) is True):
                 zero = arith.ConstantOp(divisor.type, 0).result
                 builder.check(builder.cmp("ne", divisor, zero),
                               f"symshape: division by zero in {where}")
@@ -100,7 +100,7 @@ def _guard_divisions(func: ir.Operation, facts: InferenceState) -> None:
 
 
 def _nonneg(extent: ShapeExtent, facts: InferenceState) -> bool:
-    return extent.is_exact and prove_nonnegative(extent.expr, facts.extents) is True  # type: ignore[arg-type]
+    return isinstance(extent, Exact) and prove_nonnegative(extent.expr, facts.extents) is True
 
 
 def _check_clean(module: ir.Operation) -> None:

@@ -56,7 +56,7 @@ def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> tuple[onnx.Mo
     path = os.fspath(model)
     try:
         return onnx.load(path), path
-    except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as err:  # type: ignore[attr-defined]
+    except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as err:
         raise OnnxImportError(f"cannot read the model: {err}", SourceLocation(path, 0)) from None
     except Exception as err:
         raise OnnxImportError(f"not an ONNX model: {err}", SourceLocation(path, 0)) from None

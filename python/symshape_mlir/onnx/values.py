@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,10 +27,20 @@ from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["KNOWN_LIMIT", "Known", "Literal", "Value", "shape_of"]
+__all__ = ["KNOWN_LIMIT", "Known", "Literal", "Value", "const_values", "shape_of"]
 
 #: Integer literals with at most this many elements are also propagated as data.
 KNOWN_LIMIT = 64
+
+
+def const_values(exprs: Iterable[Expr]) -> list[int] | None:
+    """The values of ``exprs`` when every one is a constant, else ``None``."""
+    values: list[int] = []
+    for e in exprs:
+        if not isinstance(e, Const):
+            return None
+        values.append(e.value)
+    return values
 
 
 @dataclass(frozen=True)
@@ -73,9 +84,9 @@ class Known:
     @property
     def constant(self) -> np.ndarray | None:
         """The elements as an array, when every element is a constant."""
-        if not all(isinstance(e, Const) for e in self.elements):
+        values = const_values(self.elements)
+        if values is None:
             return None
-        values = [e.value for e in self.elements]  # type: ignore[attr-defined]
         return np.array(values, dtype=self.dtype).reshape(self.shape)
 
 

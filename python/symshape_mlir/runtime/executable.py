@@ -379,10 +379,10 @@ class Executable:
 
     def __getattr__(self, name: str) -> EntryPoint:
         """``exe.mlp``: the entry point of a function."""
-        entries = self.__dict__.get("_entries")
+        entries: dict[str, EntryPoint] | None = self.__dict__.get("_entries")
         if entries is None or name not in entries:
             raise AttributeError(name)
-        return entries[name]  # type: ignore[no-any-return]
+        return entries[name]
 
     def _only(self) -> EntryPoint:
         if self._single is not None:

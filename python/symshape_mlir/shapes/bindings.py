@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from symshape_mlir.extent.context import ExtentContext
 from symshape_mlir.extent.errors import EvaluationError, RangeViolationError
 from symshape_mlir.extent.expr import Const, Sum, Sym
-from symshape_mlir.extent.guarantee import ShapeExtent
+from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.shapes.errors import AxisBindingError
 from symshape_mlir.shapes.shape import Shape, ShapeLike, as_shape
 
@@ -62,12 +62,12 @@ class _Extraction:
                 f"axis '{name}': {here} has {value}, {there} has {previous}", axis=name
             )
 
-    def exact_axes(self) -> list[tuple[int, int, ShapeExtent, int]]:
+    def exact_axes(self) -> list[tuple[int, int, Exact, int]]:
         return [
             (i, axis, extent, self.values[i][axis])
             for i, pattern in enumerate(self.patterns)
             for axis, extent in enumerate(pattern)
-            if extent.is_exact
+            if isinstance(extent, Exact)
         ]
 
     def solve_linear(self) -> None:
@@ -80,7 +80,7 @@ class _Extraction:
                 if len(unbound) != 1:
                     continue
                 (name,) = unbound
-                reduced = extent.expr.substitute(self.bindings)  # type: ignore[union-attr]
+                reduced = extent.expr.substitute(self.bindings)
                 if not isinstance(reduced, Sum) or len(reduced.terms) != 1:
                     continue
                 ((term, coef),) = reduced.terms

@@ -40,9 +40,9 @@ _ONE = Exact(1)
 
 
 def _is_one(extent: ShapeExtent, ctx: ExtentContext | None) -> bool | None:
-    if not extent.is_exact:
+    if not isinstance(extent, Exact):
         return None
-    return prove_eq(extent.expr, 1, ctx)  # type: ignore[arg-type]
+    return prove_eq(extent.expr, 1, ctx)
 
 
 def _compatibility(x: ShapeExtent, y: ShapeExtent, ctx: ExtentContext | None) -> bool | None:
@@ -50,9 +50,9 @@ def _compatibility(x: ShapeExtent, y: ShapeExtent, ctx: ExtentContext | None) ->
     x_one, y_one = _is_one(x, ctx), _is_one(y, ctx)
     if x_one or y_one:
         return True
-    if not (x.is_exact and y.is_exact):
+    if not (isinstance(x, Exact) and isinstance(y, Exact)):
         return None
-    equal = prove_eq(x.expr, y.expr, ctx)  # type: ignore[arg-type]
+    equal = prove_eq(x.expr, y.expr, ctx)
     if equal:
         return True
     if equal is False and x_one is False and y_one is False:

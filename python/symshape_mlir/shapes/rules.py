@@ -112,7 +112,8 @@ def matmul_shape(lhs: ShapeLike, rhs: ShapeLike, *, ctx: ExtentContext | None = 
             )
     k_lhs, k_rhs = a[-1], b[-2]
     checks: list[ShapeCheck] = []
-    equal = prove_eq(k_lhs.expr, k_rhs.expr, ctx) if k_lhs.is_exact and k_rhs.is_exact else None  # type: ignore[arg-type]
+    equal = (prove_eq(k_lhs.expr, k_rhs.expr, ctx)
+             if isinstance(k_lhs, Exact) and isinstance(k_rhs, Exact) else None)
     if equal is False:
         raise ShapeError(
             f"matmul contraction extents differ: input 0 axis {a.rank - 1} has {k_lhs}, "

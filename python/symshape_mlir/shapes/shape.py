@@ -213,8 +213,10 @@ class Shape(Sequence[ShapeExtent]):
         kept: list[ShapeCheck] = []
         for check in self._checks:
             extents = tuple(e.substitute(bindings) for e in check.extents)
-            if all(e.is_exact and isinstance(e.expr, Const) for e in extents):
-                check.verify([e.expr.value for e in extents])  # type: ignore[union-attr]
+            values = [e.expr.value for e in extents
+                      if isinstance(e, Exact) and isinstance(e.expr, Const)]
+            if len(values) == len(extents):
+                check.verify(values)
             else:
                 kept.append(ShapeCheck(check.kind, check.operands, extents, check.dim))
         return Shape(dims, checks=kept)
@@ -231,9 +233,9 @@ class Shape(Sequence[ShapeExtent]):
         resolved = self.resolve(bindings, ctx)
         values: list[int] = []
         for axis, d in enumerate(resolved):
-            if not d.is_exact:
+            if not isinstance(d, Exact):
                 raise ShapeError(f"axis {axis} has no exact extent: {d}")
-            values.append(d.expr.evaluate_size(bindings))  # type: ignore[union-attr]
+            values.append(d.expr.evaluate_size(bindings))
         return tuple(values)
 
 

@@ -45,11 +45,10 @@ def unify_extents(
     """
     if a == b:
         return a, {}
-    if a.is_unknown or b.is_unknown:
-        return (b if a.is_unknown else a), {}
-    if a.is_exact and b.is_exact:
-        x, y = a.expr, b.expr
-        assert x is not None and y is not None
+    x, y = a.expr, b.expr
+    if x is None or y is None:
+        return (b if x is None else a), {}
+    if isinstance(a, Exact) and isinstance(b, Exact):
         equal = prove_eq(x, y, ctx)
         if equal is False:
             raise AxisConflictError(f"{x} and {y} are provably different", (a, b))
@@ -57,18 +56,19 @@ def unify_extents(
         if fresh_a and fresh_b:
             kept = preferred(x, y)
             return Exact(kept), {(fresh_b if kept is x else fresh_a): kept}
-        if fresh_a or fresh_b:
-            kept = y if fresh_a else x
-            return Exact(kept), {(fresh_a or fresh_b): kept}  # type: ignore[dict-item]
+        if fresh_a:
+            return Exact(y), {fresh_a: y}
+        if fresh_b:
+            return Exact(x), {fresh_b: x}
         if equal:
             return Exact(preferred(x, y)), {}
         raise AxisConflictError(f"{x} and {y} are different axes unless proven equal", (a, b))
-    if a.is_exact or b.is_exact:
-        exact, bound = (a, b) if a.is_exact else (b, a)
-        if prove_le(exact.expr, bound.expr, ctx) is False:  # type: ignore[arg-type]
+    if isinstance(a, Exact) or isinstance(b, Exact):
+        exact, size, bound, limit = (a, x, b, y) if isinstance(a, Exact) else (b, y, a, x)
+        if prove_le(size, limit, ctx) is False:
             raise AxisConflictError(f"{exact} exceeds its bound {bound}", (a, b))
         return exact, {}
-    return UpperBound(minimum(a.expr, b.expr)), {}  # type: ignore[arg-type]
+    return UpperBound(minimum(x, y)), {}
 
 
 def unify_shapes(

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from symshape_mlir.extent.expr import Const
-from symshape_mlir.extent.guarantee import ShapeExtent
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.frontend.ops.generic import Operand
 from symshape_mlir.frontend.source import SourceLocation
@@ -47,7 +47,7 @@ def same_extent(a: ShapeExtent, b: ShapeExtent) -> bool:
     """Whether ``a`` and ``b`` are equal or provably equal exact extents."""
     if a == b:
         return True
-    return a.is_exact and b.is_exact and prove_eq(a.expr, b.expr) is True  # type: ignore[arg-type]
+    return isinstance(a, Exact) and isinstance(b, Exact) and prove_eq(a.expr, b.expr) is True
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -123,18 +124,19 @@ def _windows(
         if pads not in PAD_MODES:
             raise FrontendError(
                 f"{op} at {where}: pads {pads!r} is not one of {', '.join(PAD_MODES)}")
-        widths: list[tuple[Width, Width]] = []
+        widths: list[tuple[Width, ...]] = []
     elif isinstance(pads, int):
         widths = [(pads, pads)] * spatial
     else:
-        widths = [tuple(p) for p in pads]  # type: ignore[misc]
+        widths = [tuple(p) for p in pads]
         if len(widths) != spatial or any(len(p) != 2 for p in widths):
             raise FrontendError(
                 f"{op} at {where}: pads must give (before, after) for each of the {spatial} "
                 "spatial axes")
     windows = []
     for axis in range(spatial):
-        size: Expr = x.shape[2 + axis].expr  # type: ignore[assignment]
+        # Exact by require_exact above (or, under defer, a bound): the expression is set.
+        size = cast(Expr, x.shape[2 + axis].expr)
         k, s, d = kernel[axis], steps[axis], rates[axis]
         span = d * (k - 1) + 1
         slack = 0
@@ -152,8 +154,8 @@ def _windows(
             low = half if pads == "same_upper" else total - half
             high = total - low
         else:
-            # Exact by pad_extent: the expressions are set.
-            low, high = (pad_extent(op, w, x, where).expr for w in widths[axis])  # type: ignore[assignment]
+            # Exact by pad_extent (or, under defer, a bound): the expressions are set.
+            low, high = (cast(Expr, pad_extent(op, w, x, where).expr) for w in widths[axis])
             reach = size + low + high - span
             if ceil_mode:
                 # ONNX rounds up, then drops a last window starting in the end padding.
@@ -188,7 +190,8 @@ def _pad_spatial(x: Tensor, windows: Sequence[_Window], value: float | int,
         x = pad(x, [(0, 0)] * lead + [(_width(lo), _width(hi)) for lo, hi in widths], value)
     extents = list(x.shape)
     for i, w in enumerate(windows):
-        have: Expr = extents[lead + i].expr  # type: ignore[assignment]
+        # The input's spatial extents passed require_exact and the padding is exact.
+        have = cast(Expr, extents[lead + i].expr)
         read = (w.out - 1) * w.stride + w.span
         if prove_eq(have, read) is not True:
             extents[lead + i] = Exact(canon.minimum(read, have))
@@ -371,8 +374,8 @@ def conv(
                 "kernel extents must be static")
         kernel.append(extent.expr.value)
     filters, per_group, channels = w.shape[0], w.shape[1], x.shape[1]
-    if channels.is_exact and per_group.is_exact and prove_eq(
-            channels.expr, per_group.expr * groups) is False:  # type: ignore[arg-type, operator]
+    if isinstance(channels, Exact) and isinstance(per_group, Exact) and prove_eq(
+            channels.expr, per_group.expr * groups) is False:
         raise ShapeError(
             f"conv at {where}: the input has {channels} channels, not groups * weights axis 1 "
             f"= {groups} * {per_group}")
@@ -382,8 +385,9 @@ def conv(
     if bias is not None:
         if not isinstance(bias, Tensor) or bias.ndim != 1 or bias.dtype != x.dtype:
             raise FrontendError(f"conv at {where}: the bias must be a 1-D {x.dtype} tensor")
-        if bias.shape[0].is_exact and filters.is_exact and prove_eq(
-                bias.shape[0].expr, filters.expr) is False:  # type: ignore[arg-type]
+        length = bias.shape[0]
+        if isinstance(length, Exact) and isinstance(filters, Exact) and prove_eq(
+                length.expr, filters.expr) is False:
             raise ShapeError(
                 f"conv at {where}: the bias has {bias.shape[0]} elements, not one per output "
                 f"channel ({filters})")

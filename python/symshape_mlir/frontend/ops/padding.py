@@ -59,15 +59,18 @@ def pad(
     extents.
     """
     where = user_location()
-    widths: list[tuple[Width, Width]]
+    widths: list[tuple[Width, ...]]
     if isinstance(pad_width, int | Expr | ShapeExtent):
         widths = [(pad_width, pad_width)] * x.ndim
     else:
         items = list(pad_width)
         if len(items) == 2 and not isinstance(items[0], Sequence):
-            widths = [(items[0], items[1])] * x.ndim  # type: ignore[list-item]
+            if isinstance(items[1], Sequence):
+                raise FrontendError(f"pad at {where}: {items[1]!r} is not a pad width")
+            widths = [(items[0], items[1])] * x.ndim
         else:
-            widths = [tuple(p) for p in items]  # type: ignore[misc, arg-type]
+            # A lone width where a (before, after) pair belongs fails the check below.
+            widths = [tuple(p) if isinstance(p, Sequence) else (p,) for p in items]
     if len(widths) != x.ndim or any(len(w) != 2 for w in widths):
         raise FrontendError(f"pad at {where}: pad_width must give (before, after) per axis")
     low = [_width(w[0], x, where) for w in widths]

@@ -241,7 +241,8 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
         dims[holes[0]] = _quotient(x.shape, known)
     target = Shape([d for d in dims if d is not None])
     before, after = _numel(x.shape), _numel(target.dims)
-    if before.is_exact and after.is_exact and prove_eq(before.expr, after.expr) is False:  # type: ignore[arg-type]
+    if isinstance(before, Exact) and isinstance(after, Exact) and \
+            prove_eq(before.expr, after.expr) is False:
         raise ShapeError(
             f"reshape at {where}: cannot reshape {x.symbolic_shape} ({before.expr} elements) "
             f"into {target} ({after.expr} elements)"

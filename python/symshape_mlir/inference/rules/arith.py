@@ -100,14 +100,14 @@ def _nonneg(expr: Expr, state: InferenceState) -> bool:
 
 
 def _combine(name: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -> ShapeExtent:
-    if a.strength is _EXACT and b.strength is _EXACT:
+    if isinstance(a, Exact) and isinstance(b, Exact):
         x, y = a.expr, b.expr
         build = _EXACT_OPS.get(name)
         if build is None:
             build = _NONNEG_ONLY.get(name)
-            if build is None or not (_nonneg(x, state) and _nonneg(y, state)):  # type: ignore[arg-type]
+            if build is None or not (_nonneg(x, state) and _nonneg(y, state)):
                 return UNKNOWN
-        value = build(x, y)  # type: ignore[arg-type]
+        value = build(x, y)
         if build in _DIVIDING:
             # A division that ran did not divide by zero (resolve guards it), so
             # an exact symbolic quotient is the value: (64 * b * s) / (64 * b) = s.
@@ -130,10 +130,11 @@ def _elementwise(
     parts = [state.elements(v) for v in operands]
     common = unify_operand_shapes(op, state, operands)
     shape = None if common is None else common.shape
-    if any(p is None for p in parts) or len({len(p) for p in parts}) != 1:  # type: ignore[arg-type]
+    known = [p for p in parts if p is not None]
+    if len(known) < len(parts) or len({len(p) for p in known}) != 1:
         return [ValueFacts(shape=shape)]
     return [ValueFacts(shape=shape, elements=tuple(
-        combine(list(column)) for column in zip(*parts, strict=True)))]  # type: ignore[call-overload]
+        combine(list(column)) for column in zip(*known, strict=True)))]
 
 
 @register(*_EXACT_OPS, *_NONNEG_ONLY)
@@ -198,15 +199,15 @@ def _is_boolean(value: ir.Value) -> bool:
 def _signed_cast(op: ir.Operation, state: InferenceState) -> Facts:
     if _is_boolean(op.operands[0]):
         # Sign extension of an i1 (held as 0 or 1) gives 0 or -1.
-        return _elementwise(op, state, lambda v: Exact(canon.neg(v[0].expr))  # type: ignore[arg-type]
-                            if v[0].strength is _EXACT else UNKNOWN)
+        return _elementwise(op, state, lambda v: Exact(canon.neg(v[0].expr))
+                            if isinstance(v[0], Exact) else UNKNOWN)
     return _elementwise(op, state, lambda v: v[0])
 
 
 @register("arith.index_castui", "arith.extui", "index.castu")
 def _unsigned_cast(op: ir.Operation, state: InferenceState) -> Facts:
-    return _elementwise(op, state, lambda v: v[0] if v[0].strength is _EXACT and _nonneg(
-        v[0].expr, state) else UNKNOWN)  # type: ignore[arg-type]
+    return _elementwise(op, state, lambda v: v[0] if isinstance(v[0], Exact) and _nonneg(
+        v[0].expr, state) else UNKNOWN)
 
 
 @register("arith.trunci")
@@ -218,25 +219,25 @@ def _truncate(op: ir.Operation, state: InferenceState) -> Facts:
 
 
 def _decide(predicate: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -> bool | None:
-    if a.strength is not _EXACT or b.strength is not _EXACT:
+    if not (isinstance(a, Exact) and isinstance(b, Exact)):
         return None
     x, y = a.expr, b.expr
     if predicate[0] == "u":
-        if not (_nonneg(x, state) and _nonneg(y, state)):  # type: ignore[arg-type]
+        if not (_nonneg(x, state) and _nonneg(y, state)):
             return None
         predicate = "s" + predicate[1:]
     ctx = state.extents
     if predicate == "eq":
-        return prove_eq(x, y, ctx)  # type: ignore[arg-type]
+        return prove_eq(x, y, ctx)
     if predicate == "ne":
-        return prove_ne(x, y, ctx)  # type: ignore[arg-type]
+        return prove_ne(x, y, ctx)
     if predicate == "slt":
-        return prove_lt(x, y, ctx)  # type: ignore[arg-type]
+        return prove_lt(x, y, ctx)
     if predicate == "sle":
-        return prove_le(x, y, ctx)  # type: ignore[arg-type]
+        return prove_le(x, y, ctx)
     if predicate == "sgt":
-        return prove_lt(y, x, ctx)  # type: ignore[arg-type]
-    return prove_le(y, x, ctx)  # type: ignore[arg-type]
+        return prove_lt(y, x, ctx)
+    return prove_le(y, x, ctx)
 
 
 def _predicate(op: ir.Operation) -> str:

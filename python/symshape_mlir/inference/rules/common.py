@@ -8,11 +8,12 @@ from mlir import ir
 
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent import guarantee as g
+from symshape_mlir.extent.expr import Expr
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, instantiate
 from symshape_mlir.inference.errors import OpUsageError
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.obligations import Compare, Condition, Quantity
-from symshape_mlir.inference.state import InferenceState, const_extent
+from symshape_mlir.inference.state import CacheKind, InferenceState, const_extent
 
 __all__ = [
     "DYNAMIC",
@@ -34,8 +35,11 @@ __all__ = [
 ]
 
 # Strength members, hoisted (see Strength).
-_EXACT = Strength.EXACT
 _UNKNOWN = Strength.UNKNOWN
+
+_PRODUCTS: CacheKind[tuple[Expr, Expr], Exact] = CacheKind("product")
+_DENSE_I64: CacheKind[ir.Attribute, tuple[int, ...]] = CacheKind("dense_i64")
+_DIMS: CacheKind[ir.Type, tuple[int, ...]] = CacheKind("dims")
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 
@@ -45,9 +49,9 @@ MAX_ELEMENTS = 64
 
 def const_int(extent: ShapeExtent) -> int | None:
     """The integer an exact constant extent holds, else ``None``."""
-    if extent.strength is not _EXACT:
+    if not isinstance(extent, Exact):
         return None
-    return extent.expr.const_value  # type: ignore[union-attr]
+    return extent.expr.const_value
 
 
 def product(state: InferenceState, extents: Sequence[ShapeExtent]) -> ShapeExtent:
@@ -56,15 +60,15 @@ def product(state: InferenceState, extents: Sequence[ShapeExtent]) -> ShapeExten
     Products of exact extents are memoized per run: the same ones recur in
     every block of a model (``batch * seq``).
     """
-    cache = state.cache.setdefault("product", {})
-    total = const_extent(1)
+    cache = state.cache(_PRODUCTS)
+    total: ShapeExtent = const_extent(1)
     for extent in extents:
-        if total.strength is _EXACT and extent.strength is _EXACT:
+        if isinstance(total, Exact) and isinstance(extent, Exact):
             key = (total.expr, extent.expr)
             known = cache.get(key)
             if known is None:
-                known = cache[key] = Exact(total.expr * extent.expr)  # type: ignore[operator]
-            total = known  # type: ignore[assignment]
+                known = cache[key] = Exact(total.expr * extent.expr)
+            total = known
         else:
             total = g.mul(total, extent)
     return total
@@ -101,13 +105,13 @@ def dense_i64(op: ir.Operation, name: str, state: InferenceState) -> tuple[int, 
     if name not in attributes:
         raise OpUsageError(op.location, f"'{op.name}' needs an i64 array attribute '{name}'")
     attr = attributes[name]
-    cache = state.cache.setdefault("dense_i64", {})
+    cache = state.cache(_DENSE_I64)
     values = cache.get(attr)
     if values is None:
         if not isinstance(attr, ir.DenseI64ArrayAttr):
             raise OpUsageError(op.location, f"'{op.name}' needs an i64 array attribute '{name}'")
         values = cache[attr] = tuple(attr)
-    return values  # type: ignore[return-value]
+    return values
 
 
 def segment(op: ir.Operation, index: int, operands: Sequence[ir.Value]) -> Sequence[ir.Value]:
@@ -142,7 +146,7 @@ def size_extent(
     fails the call instead of reaching an allocation).
     """
     known = state.value(value)
-    if op is not None and not (known.strength is _EXACT and known.expr.is_nonnegative):  # type: ignore[union-attr]
+    if op is not None and not (isinstance(known, Exact) and known.expr.is_nonnegative):
         state.require_nonneg(known, op, field,
                              (Compare("le", Quantity.const(0), Quantity.scalar(value)),))
     return known if known.strength is not _UNKNOWN else state.fresh(value)
@@ -153,8 +157,8 @@ def result_dims(
 ) -> tuple[ShapeExtent, ...]:
     """Extents of a result type whose dynamic dims are given by ``sizes`` (in
     order); ``op`` uses them as sizes (see :func:`size_extent`)."""
-    cache = state.cache.setdefault("dims", {})
-    dims: tuple[int, ...] | None = cache.get(result_type)  # type: ignore[assignment]
+    cache = state.cache(_DIMS)
+    dims = cache.get(result_type)
     if dims is None:
         dims = tuple(ir.RankedTensorType(result_type).shape)
         cache[result_type] = dims

@@ -32,7 +32,7 @@ from mlir import ir
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.expr import Sym
 from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, Strength, UpperBound, instantiate
-from symshape_mlir.inference.engine import infer_function
+from symshape_mlir.inference.engine import FUNCTIONS, infer_function
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.obligations import Quantity
 from symshape_mlir.inference.registry import register
@@ -69,8 +69,8 @@ def _external(op: ir.Operation, state: InferenceState) -> Facts:
 @register("func.call")
 def _call(op: ir.Operation, state: InferenceState) -> Facts:
     name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-    callee = state.cache.get("functions", {}).get(name)
-    summary = infer_function(callee, state) if callee is not None else None  # type: ignore[arg-type]
+    callee = state.cache(FUNCTIONS).get(name)
+    summary = infer_function(callee, state) if callee is not None else None
     if summary is None or summary.results is None or summary.arguments is None:
         return _external(op, state)
     bound: dict[str, ShapeExtent] = {}

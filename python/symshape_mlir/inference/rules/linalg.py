@@ -63,7 +63,7 @@ from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.obligations import Compare, Quantity
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import dense_i64, same_dims
-from symshape_mlir.inference.state import InferenceState, describe
+from symshape_mlir.inference.state import CacheKind, InferenceState, describe
 
 __all__ = ["operand_loops"]
 
@@ -191,12 +191,16 @@ Window = tuple[int, int, str, IndexRange | None]
 """``(operand, axis, text, range or None)`` of a map result that is not a plain loop."""
 
 
-def _decoded_maps(
-    attr: ir.Attribute, state: InferenceState
-) -> tuple[tuple[tuple[int, ...], ...], tuple[Window, ...]]:
+DecodedMaps = tuple[tuple[tuple[int, ...], ...], tuple[Window, ...]]
+"""Per operand the loop of each axis (-1: not a plain loop), and the windows."""
+
+_INDEXING_MAPS: CacheKind[ir.Attribute, DecodedMaps] = CacheKind("indexing_maps")
+
+
+def _decoded_maps(attr: ir.Attribute, state: InferenceState) -> DecodedMaps:
     """The loop of every operand axis (-1: not a plain loop) and the windows
     (map results that are not plain loops) of an ``indexing_maps`` attribute."""
-    cache = state.cache.setdefault("indexing_maps", {})
+    cache = state.cache(_INDEXING_MAPS)
     decoded = cache.get(attr)
     if decoded is None:
         maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(attr)]
@@ -208,7 +212,7 @@ def _decoded_maps(
             for index, m in enumerate(maps) for axis, r in enumerate(m.results)
             if not isinstance(r, ir.AffineDimExpr))
         decoded = cache[attr] = (loops, windows)
-    return decoded  # type: ignore[return-value]
+    return decoded
 
 
 def _maps_attribute(op: ir.Operation) -> ir.Attribute | None:
@@ -220,7 +224,8 @@ def _maps_attribute(op: ir.Operation) -> ir.Attribute | None:
 
 
 def _check_windows(
-    op: ir.Operation, state: InferenceState, shapes: list, loops: Loops
+    op: ir.Operation, state: InferenceState, shapes: Sequence[tuple[ShapeExtent, ...]],
+    loops: Loops,
 ) -> None:
     """Records that every map result that is not a plain loop reads within its
     operand axis: from index 0 (unless it cannot be negative) to one below the
@@ -250,11 +255,12 @@ def _check_windows(
         sources = [plain[loop] for loop in reads.loops]
         loop_extents = [shapes[i][a] for i, a in sources]
         dims = [Quantity.dim(operands[i], a) for i, a in sources]
-        known = all(e.expr is not None for e in loop_extents)
+        bounds = [e.expr for e in loop_extents if e.expr is not None]
+        known = len(bounds) == len(loop_extents)
         exact = known and all(e.is_exact for e in loop_extents)
         need: ShapeExtent = UNKNOWN
         if known:
-            total = reads.reach(*(e.expr for e in loop_extents))
+            total = reads.reach(*bounds)
             need = Exact(total) if exact else UpperBound(total)
         state.require_at_most(
             need, extent, op, f"the window of {field} lies within the operand extent",
@@ -263,7 +269,7 @@ def _check_windows(
             origin)
         if not reads.nonneg:
             # Only a true least index proves that nothing before 0 is read.
-            least = Exact(reads.low(*(e.expr for e in loop_extents))) if exact else UNKNOWN
+            least = Exact(reads.low(*bounds)) if exact else UNKNOWN
             state.require_at_most(
                 Exact(Const(0)), least, op, f"the window of {field} starts at index 0 or later",
                 (Compare("le", Quantity.const(0), Quantity.of(reads.low, *dims)), *nothing_read),
@@ -325,12 +331,15 @@ def _fill(op: ir.Operation, state: InferenceState) -> Facts:
     return [_init_facts(state.facts_of(op.operands[1]))]
 
 
-Groups = tuple[tuple[tuple[int, int], ...], ...]
+Groups = tuple[tuple[int, tuple[tuple[int, int], ...]], ...]
+"""Per loop seen on two operand axes or more: the loop and those ``(operand, axis)`` pairs."""
+
+_LOOP_GROUPS: CacheKind[Loops, Groups] = CacheKind("loop_groups")
 
 
 def _groups(loops: Loops, state: InferenceState) -> Groups:
-    """Per loop seen on two operand axes or more, those ``(operand, axis)`` pairs."""
-    cache = state.cache.setdefault("loop_groups", {})
+    """Per loop seen on two operand axes or more, the loop and those ``(operand, axis)`` pairs."""
+    cache = state.cache(_LOOP_GROUPS)
     groups = cache.get(loops)
     if groups is None:
         by_loop: dict[int, list[tuple[int, int]]] = {}
@@ -339,23 +348,25 @@ def _groups(loops: Loops, state: InferenceState) -> Groups:
                 if loop >= 0:
                     by_loop.setdefault(loop, []).append((index, axis))
         groups = cache[loops] = tuple(
-            tuple(pairs) for _, pairs in sorted(by_loop.items()) if len(pairs) > 1)
-    return groups  # type: ignore[return-value]
+            (loop, tuple(pairs)) for loop, pairs in sorted(by_loop.items()) if len(pairs) > 1)
+    return groups
 
 
 @register(*_MAPPED_OPS, *_IDENTITY_OPS, *_OTHER_OPS, regions="skip", typed=True)
 def _destination_passing(op: ir.Operation, state: InferenceState) -> Facts:
     operands = tuple(op.operands)
     facts = state.facts_list(operands)
-    shapes = [f.shape for f in facts]
+    ranks = [None if f.shape is None else len(f.shape) for f in facts]
+    # An operand without a shape has no axes: no loop group or window names one.
+    shapes = [f.shape or () for f in facts]
     generation = state.generation
-    loops = operand_loops(op, [None if s is None else len(s) for s in shapes], state)
+    loops = operand_loops(op, ranks, state)
     if loops is not None:
-        for group in _groups(loops, state):
+        for loop, group in _groups(loops, state):
             first, first_axis = group[0]
-            known = shapes[first][first_axis]  # type: ignore[index]
+            known = shapes[first][first_axis]
             for index, axis in group[1:]:
-                extent = shapes[index][axis]  # type: ignore[index]
+                extent = shapes[index][axis]
                 if (known is extent and known.strength is not _UNKNOWN) or (
                         known.strength is _EXACT and extent.strength is _EXACT
                         and known.expr is extent.expr):
@@ -363,8 +374,7 @@ def _destination_passing(op: ir.Operation, state: InferenceState) -> Facts:
                 known = state.unify(
                     known, extent, op, describe(
                         "'{}' loop {}: operand #{} axis {} and operand #{} axis {}", op.name,
-                        _loop_name(op, loops[index][axis]), first, first_axis,  # type: ignore[index]
-                        index, axis),
+                        _loop_name(op, loop), first, first_axis, index, axis),
                     same_dims(operands[first], first_axis, operands[index], axis),
                     facts[index].origin(axis) or facts[first].origin(first_axis))
         if op.name in _MAPPED_OPS:

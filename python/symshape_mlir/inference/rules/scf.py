@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, Strength, UpperBound, join
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, UpperBound, join
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_nonnegative
 from symshape_mlir.inference.engine import infer_nested, join_facts
 from symshape_mlir.inference.facts import Origin, ValueFacts
@@ -55,7 +55,6 @@ __all__: list[str] = []
 
 # Strength members, hoisted (see Strength).
 _EXACT = Strength.EXACT
-_UNKNOWN = Strength.UNKNOWN
 
 Facts = list[ValueFacts | None]
 _VALUE = -1
@@ -97,16 +96,15 @@ def _if(op: ir.Operation, state: InferenceState) -> Facts:
 
 
 def _stable(carried: ShapeExtent, yielded: ShapeExtent, state: InferenceState) -> bool:
-    if carried.strength is _UNKNOWN:
+    before, after = carried.expr, yielded.expr
+    if before is None:
         return True
-    if yielded.strength is _UNKNOWN:
+    if after is None:
         return False
-    if carried.strength is _EXACT:
-        return yielded.strength is _EXACT and (
-            yielded.expr is carried.expr
-            or prove_eq(yielded.expr, carried.expr, state.extents) is True)  # type: ignore[arg-type]
-    return yielded.expr is carried.expr or \
-        prove_le(yielded.expr, carried.expr, state.extents) is True  # type: ignore[arg-type]
+    if isinstance(carried, Exact):
+        return isinstance(yielded, Exact) and (
+            after is before or prove_eq(after, before, state.extents) is True)
+    return after is before or prove_le(after, before, state.extents) is True
 
 
 def _unstable(
@@ -128,7 +126,7 @@ def _unstable(
     return found
 
 
-def _carried_extent(op: ir.Operation, index: int, axis: int, state: InferenceState) -> ShapeExtent:
+def _carried_extent(op: ir.Operation, index: int, axis: int, state: InferenceState) -> Exact:
     return state.fresh(("scf.for carried", op, index, axis))
 
 
@@ -151,7 +149,7 @@ def _generalize(
 
 def _induction(op: ir.Operation, state: InferenceState) -> ShapeExtent:
     lower, upper = state.value(op.operands[0]), state.value(op.operands[1])
-    if lower.strength is not _EXACT or prove_nonnegative(lower.expr, state.extents) is not True:  # type: ignore[arg-type]
+    if not isinstance(lower, Exact) or prove_nonnegative(lower.expr, state.extents) is not True:
         return UNKNOWN
     lo = const_int(lower) or 0
     hi = const_int(upper)
@@ -160,15 +158,16 @@ def _induction(op: ir.Operation, state: InferenceState) -> ShapeExtent:
 
 
 def _result_extent(
-    init: ShapeExtent, yielded: ShapeExtent, carried: ShapeExtent | None, mark: int,
+    init: ShapeExtent, yielded: ShapeExtent, carried: Exact | None, mark: int,
     state: InferenceState,
 ) -> ShapeExtent:
-    if yielded.strength is _UNKNOWN:
+    bound = yielded.expr
+    if bound is None:
         return UNKNOWN
     if not state.made_since(mark, yielded):
         return join(init, yielded, state.extents)
     if carried is not None and init.expr is not None and \
-            prove_le(yielded.expr, carried.expr, state.extents) is True:  # type: ignore[arg-type]
+            prove_le(bound, carried.expr, state.extents) is True:
         return UpperBound(init.expr)
     return UNKNOWN
 

@@ -15,7 +15,7 @@ from mlir import ir
 from symshape_mlir.attributes import enum_name, shape_from_attr
 from symshape_mlir.extent import Const, InputAxis, RuntimeScalar, canon, minimum
 from symshape_mlir.extent import guarantee as g
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, UpperBound
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 from symshape_mlir.extent.prove import cancel_exact_divisions, prove_ne, prove_nonnegative
 from symshape_mlir.inference.errors import ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
@@ -32,9 +32,6 @@ from symshape_mlir.inference.rules.common import (
 from symshape_mlir.inference.state import InferenceState
 
 __all__: list[str] = []
-
-# Strength members, hoisted (see Strength).
-_EXACT = Strength.EXACT
 
 Facts = list[ValueFacts | None]
 
@@ -89,14 +86,14 @@ def _arith(op: ir.Operation, state: InferenceState) -> Facts:
             and rhs.expr.const_value == 0):
         raise ShapeInferenceError(op.location, f"'{op.name}' divides by the constant 0")
     value = _COMBINATORS[op.name](lhs, _nonneg(lhs, state), rhs, _nonneg(rhs, state))
-    if value.strength is _EXACT:
-        value = Exact(cancel_exact_divisions(value.expr))  # type: ignore[arg-type]
+    if isinstance(value, Exact):
+        value = Exact(cancel_exact_divisions(value.expr))
     return [ValueFacts(value=value)]
 
 
 def _nonneg(extent: ShapeExtent, state: InferenceState) -> bool:
-    return extent.strength is _EXACT and prove_nonnegative(
-        extent.expr, state.extents, fallback=False) is True  # type: ignore[arg-type]
+    return isinstance(extent, Exact) and prove_nonnegative(
+        extent.expr, state.extents, fallback=False) is True
 
 
 @register("symshape.to_index", "symshape.from_index")
@@ -116,10 +113,11 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
     source = op.operands[0]
     shape = state.shape(source, op)
     wanted = _local_quantities(op, "target")
+    known = [q for q in wanted if q is not None]
     count = None
-    if all(q is not None for q in wanted):
+    if len(known) == len(wanted):
         count = same_size(Quantity.product([(source, a) for a in range(len(shape))]),
-                          Quantity.of(canon.mul, *wanted))  # type: ignore[arg-type]
+                          Quantity.of(canon.mul, *known))
     for axis, (target, origin) in enumerate(zip(targets, origins)):
         state.require_exact(target, op, f"reshape target extent {axis}", count, origin,
                             self_checked=True)
@@ -157,7 +155,7 @@ def _broadcast_in_dim(op: ir.Operation, state: InferenceState) -> Facts:
         if not target.is_exact:
             continue
         condition = checks.get(out_axis)
-        if have.is_exact and prove_ne(have.expr, 1, state.extents) is True:  # type: ignore[arg-type]
+        if isinstance(have, Exact) and prove_ne(have.expr, 1, state.extents) is True:
             # Copied, so it equals its target.
             state.unify(target, have, op,
                         f"input axis {in_axis} and target extent {out_axis}".__str__,

@@ -63,7 +63,7 @@ from symshape_mlir.inference.rules.common import (
     value_origin,
     with_origins,
 )
-from symshape_mlir.inference.state import InferenceState, const_extent, describe
+from symshape_mlir.inference.state import CacheKind, InferenceState, const_extent, describe
 
 __all__ = ["mixed_sizes", "propagates_elements"]
 
@@ -164,8 +164,13 @@ def _kept_axes(static_sizes: Sequence[int], reduced: Sequence[int]) -> list[int]
 
 
 def _constants(extents: Sequence[ShapeExtent]) -> list[int] | None:
-    values = [const_int(e) for e in extents]
-    return None if any(v is None for v in values) else values  # type: ignore[return-value]
+    values: list[int] = []
+    for extent in extents:
+        value = const_int(extent)
+        if value is None:
+            return None
+        values.append(value)
+    return values
 
 
 @register("tensor.dim")
@@ -313,10 +318,11 @@ def _insert_slice(op: ir.Operation, state: InferenceState) -> Facts:
             for i, element in enumerate(inserted):
                 position = offsets[0] + i * strides[0]
                 if not 0 <= position < len(updated):
-                    updated = None  # type: ignore[assignment]
+                    elements = None
                     break
                 updated[position] = element
-            elements = None if updated is None else tuple(updated)
+            else:
+                elements = tuple(updated)
     return [ValueFacts(facts.shape, None, elements, facts.origins)]
 
 
@@ -363,15 +369,19 @@ def _same_elements(op: ir.Operation, state: InferenceState) -> tuple[ShapeExtent
     return elements if elements is not None and propagates_elements(op.result.type) else None
 
 
+_REASSOCIATION: CacheKind[ir.Attribute, tuple[tuple[int, ...], ...]] = CacheKind(
+    "reassociation")
+
+
 def _reassociation(op: ir.Operation, state: InferenceState) -> tuple[tuple[int, ...], ...]:
     attr = op.attributes["reassociation"]
-    cache = state.cache.setdefault("reassociation", {})
+    cache = state.cache(_REASSOCIATION)
     groups = cache.get(attr)
     if groups is None:
         groups = cache[attr] = tuple(
             tuple(ir.IntegerAttr(a).value for a in ir.ArrayAttr(group))
             for group in ir.ArrayAttr(attr))
-    return groups  # type: ignore[return-value]
+    return groups
 
 
 @register("tensor.reshape")
@@ -383,7 +393,7 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
     targets: list[ShapeExtent] = list(elements) \
         if elements is not None and len(elements) == rank else [UNKNOWN] * rank
     for axis, target in enumerate(targets):
-        if target.strength is _EXACT and prove_lt(target.expr, 0, state.extents) is True:  # type: ignore[arg-type]
+        if isinstance(target, Exact) and prove_lt(target.expr, 0, state.extents) is True:
             raise ShapeInferenceError(
                 op.location,
                 f"target extent {axis} is {target}: tensor.reshape has no -1 or 0 convention "
@@ -398,10 +408,10 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
                             value_origin(state, shape_value))
     numel = product(state, source)
     unknown = [axis for axis, t in enumerate(targets) if t.strength is _UNKNOWN]
-    if len(unknown) == 1 and numel.strength is _EXACT:
+    if len(unknown) == 1 and isinstance(numel, Exact):
         others = product(state, [t for axis, t in enumerate(targets) if axis != unknown[0]])
-        if others.strength is _EXACT and prove_ge(others.expr, 1, state.extents) is True:  # type: ignore[arg-type]
-            targets[unknown[0]] = Exact(floordiv(numel.expr, others.expr))  # type: ignore[arg-type]
+        if isinstance(others, Exact) and prove_ge(others.expr, 1, state.extents) is True:
+            targets[unknown[0]] = Exact(floordiv(numel.expr, others.expr))
             unknown = []
     exact = all(t.strength is _EXACT for t in targets)
     for axis in unknown:
@@ -418,8 +428,8 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
     # A static result dim is a promise the shape operand must keep.
     for axis, static in enumerate(ir.RankedTensorType(op.result.type).shape):
         target = targets[axis]
-        if static != DYNAMIC and not (target.strength is _EXACT and prove_eq(
-                target.expr, static, state.extents, fallback=False) is False):  # type: ignore[arg-type]
+        if static != DYNAMIC and not (isinstance(target, Exact) and prove_eq(
+                target.expr, static, state.extents, fallback=False) is False):
             # (a provably different one is the engine's static-dimension error)
             targets[axis] = state.unify(
                 targets[axis], const_extent(static), op,
@@ -448,8 +458,9 @@ def _concat(op: ir.Operation, state: InferenceState) -> Facts:
     elements = None
     if propagates_elements(op.result.type):
         parts = [state.elements(v) for v in operands]
-        if all(p is not None for p in parts):
-            elements = tuple(e for p in parts for e in p)  # type: ignore[union-attr]
+        known = [p for p in parts if p is not None]
+        if len(known) == len(parts):
+            elements = tuple(e for p in known for e in p)
     return [ValueFacts(shape=tuple(first), elements=elements)]
 
 

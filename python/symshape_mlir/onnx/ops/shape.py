@@ -33,7 +33,7 @@ from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.onnx.context import NodeContext
 from symshape_mlir.onnx.ops.shape_data import from_array, known_array
 from symshape_mlir.onnx.registry import importer
-from symshape_mlir.onnx.values import Known, Literal, Value, shape_of
+from symshape_mlir.onnx.values import Known, Literal, Value, const_values, shape_of
 from symshape_mlir.shapes.shape import Shape
 
 __all__: list[str] = []
@@ -144,9 +144,10 @@ def reshape(node: NodeContext) -> list[Value]:
         node.error(f"the shape must be 1-D, not of shape {list(target.shape)}")
     items = _reshape_items(node, _dims(node, 0), target)
     data = _data(node, 0)
-    if data is not None and all(isinstance(i, int) for i in items):
+    ints = [i for i in items if isinstance(i, int)]
+    if data is not None and len(ints) == len(items):
         count = len(data.elements)
-        sizes = [int(i) for i in items]  # type: ignore[arg-type]
+        sizes = [int(i) for i in ints]
         if -1 in sizes:
             rest = int(np.prod([s for s in sizes if s != -1]))
             sizes[sizes.index(-1)] = count // rest if rest else 0
@@ -208,14 +209,14 @@ def unsqueeze(node: NodeContext) -> list[Value]:
 @importer("Concat", since=13)
 def concat(node: NodeContext) -> list[Value]:
     count = node.input_count
-    known = [_data(node, i) for i in range(count)]
-    if all(k is not None for k in known):
-        arrays = [known_array(k) for k in known]  # type: ignore[arg-type]
+    known = [k for k in (_data(node, i) for i in range(count)) if k is not None]
+    if len(known) == count:
+        arrays = [known_array(k) for k in known]
         rank = arrays[0].ndim
         axis = node.axis(node.attr("axis"), rank)
         if len({a.ndim for a in arrays}) != 1:
             node.error("inputs have different ranks")
-        return [from_array(np.concatenate(arrays, axis=axis), known[0].dtype)]  # type: ignore[union-attr]
+        return [from_array(np.concatenate(arrays, axis=axis), known[0].dtype)]
     tensors = node.tensors()
     return [fs.concatenate(tensors, node.axis(node.attr("axis"), tensors[0].ndim))]
 
@@ -252,10 +253,11 @@ def split(node: NodeContext) -> list[Value]:
     dims = _dims(node, 0)
     extent = dims[axis]
     if node.has(1):
-        sizes: list[Expr] = [Const(v) for v in node.ints(1, "split")]
+        split = node.ints(1, "split")
+        sizes: list[Expr] = [Const(v) for v in split]
         if len(sizes) != count:
             node.error(f"split gives {len(sizes)} sizes for {count} outputs")
-        if isinstance(extent, Const) and sum(s.value for s in sizes) != extent.value:  # type: ignore[attr-defined]
+        if isinstance(extent, Const) and sum(split) != extent.value:
             node.error(f"split sizes {[str(s) for s in sizes]} do not sum to {extent}")
     else:
         parts = node.attr("num_outputs", count)
@@ -296,11 +298,12 @@ def slice_(node: NodeContext) -> list[Value]:
     if not len(starts) == len(ends) == len(axes) == len(steps):
         node.error("starts, ends, axes and steps differ in length")
     data = _data(node, 0)
-    if data is not None and all(isinstance(e, Const) for e in (*starts, *ends)):
+    lows, highs = const_values(starts), const_values(ends)
+    if data is not None and lows is not None and highs is not None:
         array = known_array(data)
         key: list[slice] = [slice(None)] * array.ndim
-        for a, s, e, st in zip(axes, starts, ends, steps, strict=True):
-            key[a] = slice(s.value, e.value, st)  # type: ignore[attr-defined]
+        for a, low, high, st in zip(axes, lows, highs, steps, strict=True):
+            key[a] = slice(low, high, st)
         return [from_array(array[tuple(key)], data.dtype)]
     x = node.tensor(0)
     offsets: list[Expr] = [Const(0)] * x.ndim
@@ -363,8 +366,8 @@ def expand(node: NodeContext) -> list[Value]:
     target = node.known(1, "shape")
     result = _broadcast_target(node, _dims(node, 0), list(target.elements))
     data = _data(node, 0)
-    if data is not None and all(isinstance(e, Const) for e in result):
-        shape = [e.value for e in result]  # type: ignore[attr-defined]
+    shape = const_values(result)
+    if data is not None and shape is not None:
         return [from_array(np.broadcast_to(known_array(data), shape), data.dtype)]
     return [fs.broadcast_to(node.tensor(0), result)]
 
@@ -398,23 +401,23 @@ def transpose(node: NodeContext) -> list[Value]:
 
 @importer("Range", since=11)
 def range_(node: NodeContext) -> list[Value]:
-    values = [Known.of(node.value(i)) for i in range(3)]
-    if any(v is None or v.shape != () for v in values):
-        literal = [node.value(i) for i in range(3)]
-        if all(isinstance(v, Literal) and v.array.ndim == 0 for v in literal):
-            start, limit, delta = (v.array.item() for v in literal)  # type: ignore[union-attr]
-            dtype = literal[0].array.dtype  # type: ignore[union-attr]
-            return [Literal(np.arange(start, limit, delta, dtype=dtype))]
+    values = [v for v in (Known.of(node.value(i)) for i in range(3))
+              if v is not None and v.shape == ()]
+    if len(values) < 3:
+        arrays = [v.array for v in (node.value(i) for i in range(3))
+                  if isinstance(v, Literal) and v.array.ndim == 0]
+        if len(arrays) == 3:
+            start, limit, delta = (a.item() for a in arrays)
+            return [Literal(np.arange(start, limit, delta, dtype=arrays[0].dtype))]
         node.error("start, limit and delta must be scalars known when the model is imported")
-    (start,), (limit,), (delta,) = (v.elements for v in values)  # type: ignore[union-attr]
+    (start,), (limit,), (delta,) = (v.elements for v in values)
     if not isinstance(delta, Const) or delta.value == 0:
         node.error(f"delta must be a non-zero constant, not {delta}")
     if isinstance(start, Const) and isinstance(limit, Const):
-        dtype = values[0].dtype  # type: ignore[union-attr]
-        return [Literal(np.arange(start.value, limit.value, delta.value, dtype=dtype))]
+        return [Literal(np.arange(start.value, limit.value, delta.value, dtype=values[0].dtype))]
     span = canon.sub(limit, start) if delta.value > 0 else canon.sub(start, limit)
     count = canon.maximum(canon.ceildiv(span, abs(delta.value)), 0)
-    dtype = as_dtype(values[0].dtype)  # type: ignore[union-attr]
+    dtype = as_dtype(values[0].dtype)
     shape = Shape([Exact(count)])
     trace, where_ = node.trace, node.where
     init = emit_empty(trace, shape, dtype, [None], where_)
