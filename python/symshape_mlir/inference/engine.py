@@ -488,7 +488,7 @@ def _check_annotation(
     if policy == "skip":
         state.kept_annotations.add(op)
     for axis, (old, new) in enumerate(zip(existing, shape, strict=True)):
-        if policy == "strict" and not _implied(old, new, state):
+        if policy == "strict" and not implied(old, new, state):
             raise ShapeInferenceError(
                 op.location,
                 f"result #{index} dimension {axis}: annotation '{old}' does not follow "
@@ -521,8 +521,14 @@ def _contradicts(claim: ShapeExtent, static: Exact, state: InferenceState) -> bo
     return False
 
 
-def _implied(old: ShapeExtent, new: ShapeExtent, state: InferenceState) -> bool:
-    """Whether annotation ``old`` follows from inferred ``new``."""
+def implied(old: ShapeExtent, new: ShapeExtent, state: InferenceState) -> bool:
+    """Whether ``old`` follows from ``new``: every size ``new`` allows, ``old`` allows
+    (an annotation from what was inferred; a loop's carried extent from what
+    an iteration yields).
+
+    ``unknown`` follows from anything; an exact extent only from an equal
+    exact one; an upper bound from anything provably at most it.
+    """
     claimed, known = old.expr, new.expr
     if claimed is None:
         return True

@@ -44,8 +44,8 @@ from __future__ import annotations
 from mlir import ir
 
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, UpperBound, join
-from symshape_mlir.extent.prove import prove_eq, prove_le, prove_nonnegative
-from symshape_mlir.inference.engine import infer_nested, join_facts
+from symshape_mlir.extent.prove import prove_le, prove_nonnegative
+from symshape_mlir.inference.engine import implied, infer_nested, join_facts
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import const_int
@@ -95,18 +95,6 @@ def _if(op: ir.Operation, state: InferenceState) -> Facts:
     return results
 
 
-def _stable(carried: ShapeExtent, yielded: ShapeExtent, state: InferenceState) -> bool:
-    before, after = carried.expr, yielded.expr
-    if before is None:
-        return True
-    if after is None:
-        return False
-    if isinstance(carried, Exact):
-        return isinstance(yielded, Exact) and (
-            after is before or prove_eq(after, before, state.extents) is True)
-    return after is before or prove_le(after, before, state.extents) is True
-
-
 def _unstable(
     carried: list[ValueFacts], yielded: list[ValueFacts], state: InferenceState
 ) -> set[tuple[int, int]]:
@@ -114,13 +102,13 @@ def _unstable(
     for index, (c, y) in enumerate(zip(carried, yielded, strict=True)):
         if c.shape is not None and y.shape is not None:
             for axis, (a, b) in enumerate(zip(c.shape, y.shape, strict=False)):
-                if not _stable(a, b, state):
+                if not implied(a, b, state):
                     found.add((index, axis))
-        if c.value is not None and not _stable(c.value, y.value or UNKNOWN, state):
+        if c.value is not None and not implied(c.value, y.value or UNKNOWN, state):
             found.add((index, _VALUE))
         if c.elements is not None and (
                 y.elements is None or len(y.elements) != len(c.elements)
-                or not all(_stable(a, b, state)
+                or not all(implied(a, b, state)
                            for a, b in zip(c.elements, y.elements, strict=True))):
             found.add((index, _ELEMENTS))
     return found
