@@ -13,6 +13,10 @@ using namespace mlir::symshape;
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Symshape, symshape,
                                       mlir::symshape::SymshapeDialect)
 
+static_assert(SYMSHAPE_EXPR_MAX_NESTING == kMaxExprNesting &&
+                  SYMSHAPE_EXPR_MAX_OPERATORS == kMaxExprOperators,
+              "the C API states the parser's limits");
+
 bool symshapeAttributeIsAExpr(MlirAttribute attr) {
   return llvm::isa<ExprAttr>(unwrap(attr));
 }
@@ -74,4 +78,131 @@ intptr_t symshapeShapeAttrGetRank(MlirAttribute attr) {
 MlirAttribute symshapeShapeAttrGetExtent(MlirAttribute attr, intptr_t pos) {
   return wrap(static_cast<Attribute>(
       llvm::cast<ShapeAttr>(unwrap(attr)).getExtents()[pos]));
+}
+
+bool symshapeAttributeIsAScalarSemantics(MlirAttribute attr) {
+  return llvm::isa<ScalarSemanticsAttr>(unwrap(attr));
+}
+
+bool symshapeAttributeIsATruncateStage(MlirAttribute attr) {
+  return llvm::isa<TruncateStageAttr>(unwrap(attr));
+}
+
+MlirStringRef symshapeEnumAttrGetCaseName(MlirAttribute attr) {
+  Attribute a = unwrap(attr);
+  if (auto semantics = llvm::dyn_cast<ScalarSemanticsAttr>(a))
+    return wrap(stringifyScalarSemantics(semantics.getValue()));
+  if (auto stage = llvm::dyn_cast<TruncateStageAttr>(a))
+    return wrap(stringifyTruncateStage(stage.getValue()));
+  return wrap(StringRef());
+}
+
+bool symshapeAttributeMentionsSymshape(MlirAttribute attr) {
+  auto isSymshape = [](Attribute a) {
+    return llvm::isa<SymshapeDialect>(&a.getDialect());
+  };
+  return unwrap(attr)
+      .walk([&](Attribute a) {
+        return isSymshape(a) ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+//===----------------------------------------------------------------------===//
+// Builders
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The context, when the symshape dialect is loaded in it (building an
+/// attribute of an unloaded dialect asserts).
+MLIRContext *symshapeContext(MlirContext ctx) {
+  MLIRContext *context = unwrap(ctx);
+  if (!context || !context->getLoadedDialect<SymshapeDialect>())
+    return nullptr;
+  return context;
+}
+} // namespace
+
+int32_t symshapeExprKindFromName(MlirStringRef name) {
+  std::optional<ExprKind> kind = symbolizeExprKind(unwrap(name));
+  return kind ? static_cast<int32_t>(*kind) : -1;
+}
+
+int32_t symshapeGuaranteeFromName(MlirStringRef name) {
+  std::optional<Guarantee> guarantee = symbolizeGuarantee(unwrap(name));
+  return guarantee ? static_cast<int32_t>(*guarantee) : -1;
+}
+
+MlirAttribute symshapeExprAttrGetConstant(MlirContext ctx, int64_t value) {
+  MLIRContext *context = symshapeContext(ctx);
+  if (!context)
+    return {nullptr};
+  return wrap(ExprAttr::getConstant(context, value));
+}
+
+MlirAttribute symshapeExprAttrGetSymbol(MlirContext ctx, MlirStringRef name) {
+  MLIRContext *context = symshapeContext(ctx);
+  if (!context || !isValidSymbolName(unwrap(name)))
+    return {nullptr};
+  return wrap(ExprAttr::getSymbol(context, unwrap(name)));
+}
+
+MlirAttribute symshapeExprAttrGetInputAxis(MlirContext ctx, int64_t operand,
+                                           int64_t axis) {
+  MLIRContext *context = symshapeContext(ctx);
+  if (!context || operand < 0 || axis < 0)
+    return {nullptr};
+  return wrap(ExprAttr::getInputAxis(context, operand, axis));
+}
+
+MlirAttribute symshapeExprAttrGetRuntimeScalar(MlirContext ctx, int64_t operand,
+                                               MlirStringRef semantics) {
+  MLIRContext *context = symshapeContext(ctx);
+  std::optional<ScalarSemantics> sem =
+      symbolizeScalarSemantics(unwrap(semantics));
+  if (!context || operand < 0 || !sem)
+    return {nullptr};
+  return wrap(ExprAttr::getRuntimeScalar(context, operand, *sem));
+}
+
+MlirAttribute symshapeExprAttrGetBinary(uint32_t kind, MlirAttribute lhs,
+                                        MlirAttribute rhs) {
+  std::optional<ExprKind> k = symbolizeExprKind(kind);
+  auto l = llvm::dyn_cast_if_present<ExprAttr>(unwrap(lhs));
+  auto r = llvm::dyn_cast_if_present<ExprAttr>(unwrap(rhs));
+  if (!k || !isBinaryKind(*k) || !l || !r || l.getContext() != r.getContext())
+    return {nullptr};
+  return wrap(ExprAttr::getBinary(*k, l, r));
+}
+
+MlirAttribute symshapeExtentAttrGet(MlirContext ctx, uint32_t guarantee,
+                                    MlirAttribute expr) {
+  MLIRContext *context = symshapeContext(ctx);
+  std::optional<Guarantee> g = symbolizeGuarantee(guarantee);
+  if (!context || !g)
+    return {nullptr};
+  if (*g == Guarantee::Unknown)
+    return mlirAttributeIsNull(expr)
+               ? wrap(ExtentAttr::getUnknown(context))
+               : MlirAttribute{nullptr};
+  auto e = llvm::dyn_cast_if_present<ExprAttr>(unwrap(expr));
+  if (!e || e.getContext() != context)
+    return {nullptr};
+  return wrap(ExtentAttr::get(context, *g, e));
+}
+
+MlirAttribute symshapeShapeAttrGet(MlirContext ctx, intptr_t rank,
+                                   MlirAttribute const *extents) {
+  MLIRContext *context = symshapeContext(ctx);
+  if (!context || rank < 0)
+    return {nullptr};
+  SmallVector<ExtentAttr> items;
+  items.reserve(rank);
+  for (intptr_t i = 0; i < rank; ++i) {
+    auto extent = llvm::dyn_cast_if_present<ExtentAttr>(unwrap(extents[i]));
+    if (!extent || extent.getContext() != context)
+      return {nullptr};
+    items.push_back(extent);
+  }
+  return wrap(ShapeAttr::get(context, items));
 }

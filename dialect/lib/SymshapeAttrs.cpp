@@ -71,8 +71,9 @@ constexpr llvm::StringLiteral kReservedWords[] = {
 bool isReserved(StringRef word) {
   return llvm::is_contained(kReservedWords, word);
 }
+} // namespace
 
-bool isValidSymbolName(StringRef name) {
+bool mlir::symshape::isValidSymbolName(StringRef name) {
   if (name.empty() || isReserved(name))
     return false;
   if (!llvm::isAlpha(name.front()) && name.front() != '_')
@@ -80,7 +81,11 @@ bool isValidSymbolName(StringRef name) {
   return llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
-bool isBinaryKind(ExprKind kind) { return kind >= ExprKind::Add; }
+bool mlir::symshape::isBinaryKind(ExprKind kind) {
+  return kind >= ExprKind::Add;
+}
+
+namespace {
 
 /// Printing precedence: sums bind loosest, products tighter, leaves tightest.
 int precedence(ExprKind kind) {
@@ -152,24 +157,15 @@ void printExpr(raw_ostream &os, ExprAttr expr, int parentPrecedence,
     os << ")";
 }
 
-/// How deeply parentheses, `min(`/`max(` and unary minus may nest. The
-/// Python parser (`symshape_mlir.extent.parse`) applies the same bound.
-constexpr int kMaxNesting = 256;
-
-/// How many infix operators (`+ - * floordiv ceildiv mod`) one expression may
-/// have. A chain of them is a left-deep tree; the bound keeps every walk over
-/// the tree (here and in MLIR) within the stack. Python applies the same bound.
-constexpr int kMaxOperators = 10000;
-
 ExprAttr parseSum(AsmParser &parser, int depth, int &operators);
 
 /// Fails (with a located error) when a factor at `depth` nests too deeply.
 LogicalResult checkNesting(AsmParser &parser, int depth) {
-  if (depth <= kMaxNesting)
+  if (depth <= kMaxExprNesting)
     return success();
   return parser.emitError(parser.getCurrentLocation(),
                           "expression nests deeper than ")
-         << kMaxNesting << " levels";
+         << kMaxExprNesting << " levels";
 }
 
 /// Parses a decimal integer literal when one comes next: digits only, no sign,
@@ -298,12 +294,12 @@ ExprAttr parseFactor(AsmParser &parser, int depth, int &operators) {
   return ExprAttr::getSymbol(ctx, word);
 }
 
-/// Counts one more infix operator (at `loc`) against kMaxOperators.
+/// Counts one more infix operator (at `loc`) against kMaxExprOperators.
 LogicalResult countOperator(AsmParser &parser, SMLoc loc, int &operators) {
-  if (++operators <= kMaxOperators)
+  if (++operators <= kMaxExprOperators)
     return success();
   return parser.emitError(loc, "expression has more than ")
-         << kMaxOperators << " operators";
+         << kMaxExprOperators << " operators";
 }
 
 ExprAttr parseProduct(AsmParser &parser, int depth, int &operators) {

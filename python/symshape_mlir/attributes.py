@@ -1,7 +1,9 @@
-"""Reading symshape attributes from IR without going through text.
+"""Reading and building symshape attributes without going through text.
 
 The C++ dialect exposes its attributes through the C API; :func:`decode`
-turns them into plain Python trees:
+turns them into plain Python trees, and :func:`shape_attr` /
+:func:`extent_attr` build them from the algebra's extents through the same
+tree form (:func:`tree_from_expr`):
 
 * an expression (``#symshape.expr<batch * 2>``) becomes nested tuples,
   ``("mul", ("sym", "batch"), ("const", 2))``, whose leaves are
@@ -13,11 +15,15 @@ turns them into plain Python trees:
 
 :func:`format_tree` prints a tree in the dialect's syntax (as the C++
 printer does), for diagnostics and runtime check messages.
+
+.. code-block:: python
+
+    shape_attr([Exact(Sym("batch") * 2), UNKNOWN], context)
+    # #symshape.shape<[batch * 2, ?]>, the attribute its text parses to
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +31,7 @@ from mlir import ir
 
 from symshape_mlir import _symshape
 from symshape_mlir import extent as ex
-from symshape_mlir.extent.expr import INT64_MAX, INT64_MIN
+from symshape_mlir.extent.expr import INT64_MAX, INT64_MIN, prints_as_atom
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
 from symshape_mlir.extent.parse import multiply_balanced
 
@@ -41,8 +47,11 @@ __all__ = [
     "extent_attr",
     "extent_from_decoded",
     "format_tree",
+    "kind_of",
+    "mentions_symshape",
     "shape_attr",
     "shape_from_attr",
+    "tree_from_expr",
 ]
 
 ExprTree = tuple[Any, ...]
@@ -74,9 +83,26 @@ def decode_shape(attr: ir.Attribute) -> list[DecodedExtent]:
     return decoded
 
 
+def kind_of(attr: ir.Attribute) -> str | None:
+    """Which symshape attribute ``attr`` is, read through the C API: ``"expr"``,
+    ``"extent"``, ``"shape"`` (``#symshape.shape<[batch, ?]>``), ``"semantics"``
+    or ``"stage"`` (``#symshape<stage exact>``); ``None`` for any other."""
+    return _symshape.kind_of(attr)
+
+
+def mentions_symshape(attr: ir.Attribute) -> bool:
+    """Whether ``attr`` or an attribute nested in it (``[#symshape.extent<?>]``,
+    a dictionary value) belongs to the symshape dialect."""
+    return _symshape.mentions_symshape(attr)
+
+
 def enum_name(attr: ir.Attribute) -> str:
-    """The case of a symshape enum attribute (``#symshape<semantics index>`` -> ``index``)."""
-    return str(attr).split()[-1].rstrip(">")
+    """The case of a symshape enum attribute (``#symshape<semantics index>`` -> ``index``).
+
+    Raises:
+        TypeError: for any other attribute.
+    """
+    return _symshape.enum_name(attr)
 
 
 def format_tree(tree: ExprTree) -> str:
@@ -180,6 +206,120 @@ def _combine(kind: str, operands: list[ex.Expr], signs: list[bool]) -> ex.Expr:
     return result
 
 
+_DIVISIONS: dict[type[ex.Expr], str] = {
+    ex.FloorDiv: "floordiv", ex.CeilDiv: "ceildiv", ex.Mod: "mod",
+}
+_EXTREMA: dict[type[ex.Expr], str] = {ex.Min: "min", ex.Max: "max"}
+
+
+def tree_from_expr(expr: ex.Expr) -> ExprTree:
+    """The tree the dialect's parser builds from ``str(expr)``, without the text.
+
+    The attribute :func:`symshape_mlir._symshape.build_expr` makes of it is
+    the one ``#symshape.expr<...>`` of the printed expression parses to
+    (the same uniqued attribute), so the tree follows the printer: a sum in
+    printing order as a left-deep chain of ``add``/``sub``, a coefficient as
+    the leading factor of a product chain (``3 * a * b`` is
+    ``(3 * a) * b``), a leading ``-1`` as unary minus, which the parser reads
+    as ``0 - x`` (or folds into a constant), and a subtracted constant as
+    ``sub`` of its magnitude.
+
+    >>> from symshape_mlir.extent import Sym
+    >>> tree_from_expr(2 - Sym("a"))
+    ('add', ('sub', ('const', 0), ('sym', 'a')), ('const', 2))
+
+    Integers are not range-checked here (:func:`extent_attr` does it).
+    """
+    return _tree(expr, {})
+
+
+def _tree(node: ex.Expr, memo: dict[ex.Expr, ExprTree]) -> ExprTree:
+    tree = memo.get(node)
+    if tree is None:
+        tree = memo[node] = _node_tree(node, memo)
+    return tree
+
+
+def _node_tree(node: ex.Expr, memo: dict[ex.Expr, ExprTree]) -> ExprTree:
+    if isinstance(node, ex.Const):
+        return ("const", node.value)
+    if isinstance(node, ex.Sym):
+        return ("sym", node.name)
+    if isinstance(node, ex.InputAxis):
+        return ("dim", node.operand, node.axis)
+    if isinstance(node, ex.RuntimeScalar):
+        return ("scalar", node.operand, node.semantics)
+    if isinstance(node, ex.Sum):
+        return _sum_tree(node, memo)
+    if isinstance(node, ex.Prod):
+        return _product(_factor_trees(node, memo))
+    division = _DIVISIONS.get(type(node))
+    if division is not None:
+        num, den = node.children
+        return (division, _tree(num, memo), _tree(den, memo))
+    word = _EXTREMA[type(node)]
+    args = node.children
+    tree = _tree(args[0], memo)
+    for arg in args[1:]:
+        tree = (word, tree, _tree(arg, memo))
+    return tree
+
+
+def _sum_tree(node: ex.Sum, memo: dict[ex.Expr, ExprTree]) -> ExprTree:
+    terms = node.printed_terms()
+    term, coef = terms[0]
+    if coef == 1:
+        tree = _tree(term, memo)
+    elif coef == -1:
+        factors = _atom_led_factors(term, memo)
+        tree = (_negated(_tree(term, memo)) if factors is None
+                else _product([_negated(factors[0]), *factors[1:]]))
+    else:
+        tree = _scaled(coef, term, memo)
+    for term, coef in terms[1:]:
+        body = _tree(term, memo) if abs(coef) == 1 else _scaled(abs(coef), term, memo)
+        tree = ("add" if coef > 0 else "sub", tree, body)
+    if node.const > 0:
+        tree = ("add", tree, ("const", node.const))
+    elif node.const < 0:
+        tree = ("sub", tree, ("const", -node.const))
+    return tree
+
+
+def _factor_trees(node: ex.Prod, memo: dict[ex.Expr, ExprTree]) -> list[ExprTree]:
+    return [_tree(f, memo) for f, e in node.factors for _ in range(e)]
+
+
+def _atom_led_factors(term: ex.Expr, memo: dict[ex.Expr, ExprTree]) -> list[ExprTree] | None:
+    """The factors of a product printed unparenthesized after ``k *`` or a unary
+    minus (its first factor is an atom), else ``None`` (one operand)."""
+    if isinstance(term, ex.Prod) and prints_as_atom(term.factors[0][0]):
+        return _factor_trees(term, memo)
+    return None
+
+
+def _scaled(coef: int, term: ex.Expr, memo: dict[ex.Expr, ExprTree]) -> ExprTree:
+    """``coef * term`` as printed: the coefficient leads the product chain."""
+    factors = _atom_led_factors(term, memo)
+    if factors is None:
+        return ("mul", ("const", coef), _tree(term, memo))
+    return _product([("const", coef), *factors])
+
+
+def _product(factors: list[ExprTree]) -> ExprTree:
+    tree = factors[0]
+    for factor in factors[1:]:
+        tree = ("mul", tree, factor)
+    return tree
+
+
+def _negated(tree: ExprTree) -> ExprTree:
+    """Unary minus as the parser reads it: a folded constant, else ``0 - x``."""
+    if tree[0] == "const" and tree[1] != INT64_MIN:
+        return ("const", -tree[1])
+    return ("sub", ("const", 0), tree)
+
+
 def extent_from_decoded(decoded: DecodedExtent) -> ShapeExtent:
     """The :class:`ShapeExtent` of a decoded ``(guarantee, tree)`` pair."""
     guarantee, tree = decoded
@@ -207,53 +347,58 @@ class ExtentRangeError(ValueError):
     """An extent holds an integer the dialect cannot represent (beyond int64)."""
 
 
-_INTEGER = re.compile(r"(-?)(\d+)")
-
-
-def _in_range(text: str) -> str:
-    """``text`` if every integer in it fits in int64.
-
-    Raises:
-        ExtentRangeError: naming the first one that does not.
-    """
-    for sign, digits in _INTEGER.findall(text):
-        value = int(digits)
-        if value > INT64_MAX and not (sign and value == -INT64_MIN):
-            raise ExtentRangeError(f"the extent '{text}' holds {sign}{digits}, beyond the "
-                                   "int64 range")
-    return text
-
-
 def shape_attr(
     extents: tuple[ShapeExtent, ...] | list[ShapeExtent], context: ir.Context
 ) -> ir.Attribute:
-    """``#symshape.shape<[...]>`` in ``context``.
+    """``#symshape.shape<[...]>`` in ``context``, built through the C API.
+
+    It is the attribute that parsing the extents' text gives:
+    ``[Exact(batch * 2), UNKNOWN]`` builds ``#symshape.shape<[batch * 2, ?]>``.
 
     Raises:
         ExtentRangeError: an extent holds an integer beyond int64.
+        ValueError: an expression is too large for the dialect's syntax
+            (more than 10,000 infix operators, or nesting deeper than 256).
     """
-    text = ", ".join(_in_range(str(e)) for e in extents)
-    return _parse_cached("#symshape.shape<[" + text + "]>", context)
+    return _symshape.build_shape([_decoded(e) for e in extents], context)
 
 
 def extent_attr(extent: ShapeExtent, context: ir.Context) -> ir.Attribute:
-    """``#symshape.extent<...>`` in ``context``.
+    """``#symshape.extent<...>`` in ``context``, built through the C API.
+
+    ``UpperBound(seq floordiv 4)`` builds ``#symshape.extent<ub(seq floordiv 4)>``.
 
     Raises:
         ExtentRangeError: the extent holds an integer beyond int64.
+        ValueError: the expression is too large for the dialect's syntax.
     """
-    return _parse_cached(f"#symshape.extent<{_in_range(str(extent))}>", context)
+    return _symshape.build_extent(_decoded(extent), context)
 
 
-def _parse_cached(text: str, context: ir.Context) -> ir.Attribute:
-    key = (context, text)
-    attr = _TEXT_CACHE.get(key)
-    if attr is None:
-        attr = ir.Attribute.parse(text, context=context)
-        if len(_TEXT_CACHE) > 65536:
-            _TEXT_CACHE.clear()
-        _TEXT_CACHE[key] = attr
-    return attr
+def _decoded(extent: ShapeExtent) -> DecodedExtent:
+    """The ``(guarantee, tree)`` pair of ``extent``, its integers checked against int64."""
+    if isinstance(extent, Exact):
+        guarantee = "exact"
+    elif isinstance(extent, UpperBound):
+        guarantee = "ub"
+    else:
+        return ("unknown", None)
+    tree = tree_from_expr(extent.expr)
+    _check_range(tree, extent)
+    return (guarantee, tree)
 
 
-_TEXT_CACHE: dict[tuple[ir.Context, str], ir.Attribute] = {}
+def _check_range(tree: ExprTree, extent: ShapeExtent) -> None:
+    """Raises :class:`ExtentRangeError` naming the first integer of ``tree`` (in
+    text order) beyond int64."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        kind = node[0]
+        if kind in BINARY_KINDS:
+            stack += (node[2], node[1])
+        elif kind != "sym":
+            for value in node[1:3]:
+                if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
+                    raise ExtentRangeError(
+                        f"the extent '{extent}' holds {value}, beyond the int64 range")

@@ -2,23 +2,49 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mlir import ir
 from mlir.passmanager import PassManager
 
 import symshape_mlir
+from symshape_mlir import _symshape
 from symshape_mlir.attributes import (
+    ExtentRangeError,
     decode,
     decode_shape,
+    enum_name,
     expr_from_tree,
+    extent_attr,
     format_tree,
+    shape_attr,
     shape_from_attr,
+    tree_from_expr,
 )
 from symshape_mlir.dialects import symshape
-from symshape_mlir.extent import Exact, UpperBound, parse_expr
+from symshape_mlir.extent import (
+    UNKNOWN,
+    Const,
+    Exact,
+    Expr,
+    InputAxis,
+    RuntimeScalar,
+    ShapeExtent,
+    Sym,
+    UpperBound,
+    ceildiv,
+    floordiv,
+    maximum,
+    minimum,
+    mod,
+    parse_expr,
+)
+from symshape_mlir.extent.expr import INT64_MAX, INT64_MIN
 
 MIXED = """
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -270,3 +296,173 @@ def test_crash_prone_input_in_a_child(text: str, expected: str) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"the child died ({done.returncode}): {done.stderr[-2000:]}"
     assert expected in done.stdout
+
+
+# Building attributes through the C API: the same uniqued attribute as parsing
+# the printed text, for every expression the algebra can produce.
+
+_EDGE_INTEGERS = [0, 1, -1, 2, -3, 7, INT64_MAX, INT64_MIN, INT64_MIN + 1, 2**62, -(2**62)]
+
+_LEAVES = st.one_of(
+    st.sampled_from(_EDGE_INTEGERS).map(Const),
+    st.integers(-9, 9).map(Const),
+    st.sampled_from(["a", "b", "seq", "_d0"]).map(Sym),
+    st.builds(InputAxis, st.integers(0, 2), st.integers(0, 3)),
+    st.builds(RuntimeScalar, st.integers(0, 2),
+              st.sampled_from(["index", "clamp_nonneg", "truncate_size"])),
+)
+
+_OPERATIONS = [
+    lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y, floordiv, ceildiv, mod,
+    minimum, maximum, lambda x, _: -x, lambda x, y: 3 * x - 2 * y * x - 1,
+]
+
+
+def _combined(operation: int, x: Expr, y: Expr) -> Expr:
+    try:
+        return _OPERATIONS[operation](x, y)
+    except ArithmeticError:  # a constant division by zero or an overflow folding constants
+        return x
+
+
+_EXPRESSIONS = st.recursive(
+    _LEAVES,
+    lambda children: st.builds(_combined, st.integers(0, len(_OPERATIONS) - 1), children,
+                               children),
+    max_leaves=10,
+)
+_EXTENTS = st.one_of(_EXPRESSIONS.map(Exact), _EXPRESSIONS.map(UpperBound), st.just(UNKNOWN))
+
+
+def _parsed_shape(extents: list[ShapeExtent]) -> ir.Attribute | None:
+    """The attribute the extents' text parses to; None when the parser rejects it."""
+    text = "#symshape.shape<[" + ", ".join(str(e) for e in extents) + "]>"
+    try:
+        return ir.Attribute.parse(text)
+    except ir.MLIRError:
+        return None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_EXTENTS, max_size=3))
+def test_built_attributes_are_the_parsed_ones(extents: list[ShapeExtent]) -> None:
+    """shape_attr and extent_attr build the uniqued attribute the text parses to."""
+    with symshape_mlir.new_context() as context:
+        parsed = _parsed_shape(extents)
+        if parsed is None:  # only an integer beyond int64 makes the text unreadable
+            with pytest.raises(ExtentRangeError, match="beyond the int64 range"):
+                shape_attr(extents, context)
+            return
+        assert shape_attr(extents, context) == parsed
+        for extent in extents:
+            assert extent_attr(extent, context) == ir.Attribute.parse(
+                f"#symshape.extent<{extent}>")
+
+
+NAMED_EXTENTS = [
+    ("int64_min", Exact(Const(INT64_MIN)), "-9223372036854775808"),
+    ("int64_min_coefficient", Exact(INT64_MIN * Sym("a") + 1), "-9223372036854775808 * a + 1"),
+    ("negative_coefficients", Exact(Sym("b") - 3 * Sym("a") * Sym("c")), "b - 3 * a * c"),
+    ("leading_minus", Exact(-Sym("a") * Sym("b") + 2), "(0 - a) * b + 2"),
+    ("nested_division_extrema",
+     UpperBound(floordiv(minimum(Sym("a"), ceildiv(Sym("b"), 3)), 2) + maximum(Sym("c"), 1)),
+     "ub(min(a, b ceildiv 3) floordiv 2 + max(1, c))"),
+    ("op_local", Exact(mod(InputAxis(0, 1), RuntimeScalar(1, "clamp_nonneg"))),
+     "dim(0, 1) mod scalar(1, clamp_nonneg)"),
+    ("unknown", UNKNOWN, "?"),
+]
+
+
+@pytest.mark.parametrize(("extent", "printed"), [c[1:] for c in NAMED_EXTENTS],
+                         ids=[c[0] for c in NAMED_EXTENTS])
+def test_built_extent_prints_as_the_cpp_printer(extent: ShapeExtent, printed: str) -> None:
+    """Named edge cases: the built extent is the parsed one and prints as expected."""
+    with symshape_mlir.new_context() as context:
+        attr = extent_attr(extent, context)
+        assert attr == ir.Attribute.parse(f"#symshape.extent<{extent}>")
+        assert str(attr) == f"#symshape.extent<{printed}>"
+
+
+def test_tree_from_expr_follows_the_parser() -> None:
+    """A leading negated term reads as ``0 - x``; a coefficient leads its product chain."""
+    assert tree_from_expr(2 - Sym("a")) == (
+        "add", ("sub", ("const", 0), ("sym", "a")), ("const", 2))
+    assert tree_from_expr(3 * Sym("a") * Sym("b")) == (
+        "mul", ("mul", ("const", 3), ("sym", "a")), ("sym", "b"))
+    expr = parse_expr("min(a, b) floordiv 2 - 5")
+    assert expr_from_tree(tree_from_expr(expr)) is expr
+
+
+@pytest.mark.parametrize(
+    ("extent", "message"),
+    [(Exact(Sym("a") + 2**63), "the extent 'a + 9223372036854775808' holds "
+      "9223372036854775808, beyond the int64 range"),
+     (UpperBound(Sym("a") - 2**64 * Sym("b")), "the extent 'ub(a - 18446744073709551616 * b)' "
+      "holds 18446744073709551616, beyond the int64 range"),
+     (Exact(Sym("a") + INT64_MIN), "holds 9223372036854775808, beyond the int64 range")],
+    ids=["constant", "coefficient", "subtracted_int64_min"],
+)
+def test_builders_reject_integers_beyond_int64(extent: ShapeExtent, message: str) -> None:
+    """An integer the text would hold beyond int64 is an ExtentRangeError naming it."""
+    with (symshape_mlir.new_context() as context,
+          pytest.raises(ExtentRangeError, match=re.escape(message))):
+        extent_attr(extent, context)
+
+
+BAD_TREES = [
+    ("reserved_symbol", ("sym", "min"), ValueError, "invalid expression leaf"),
+    ("negative_axis", ("dim", 0, -1), ValueError, "invalid expression leaf"),
+    ("unknown_semantics", ("scalar", 0, "wrap"), ValueError, "invalid expression leaf"),
+    ("beyond_int64", ("const", 2**63), ValueError, "beyond the int64 range"),
+    ("bool", ("const", True), TypeError, "expected an int"),
+    ("unknown_kind", ("pow", ("const", 1), ("const", 2)), ValueError, "unknown expression kind"),
+    ("missing_operand", ("add", ("const", 1)), ValueError, "wrong number of fields"),
+    ("not_a_tuple", ["const", 1], TypeError, "expected an expression tree"),
+]
+
+
+def _chain(kind: str, count: int) -> tuple[object, ...]:
+    tree: tuple[object, ...] = ("sym", "x")
+    for _ in range(count):
+        tree = (kind, tree, ("const", 1))
+    return tree
+
+
+@pytest.mark.parametrize(
+    ("tree", "error", "message"),
+    [c[1:] for c in BAD_TREES]
+    + [(_chain("add", 10001), ValueError, "more than 10000 operators"),
+       (_chain("min", 257), ValueError, "nests deeper than 256 levels")],
+    ids=[c[0] for c in BAD_TREES] + ["too_many_operators", "nesting"],
+)
+def test_build_expr_rejects_bad_trees(tree: object, error: type[Exception], message: str) -> None:
+    """Malformed trees raise (never abort); the parser's size limits apply to built trees."""
+    with symshape_mlir.new_context() as context, pytest.raises(error, match=message):
+        _symshape.build_expr(tree, context)  # type: ignore[arg-type]
+
+
+def test_build_expr_accepts_the_limits() -> None:
+    """A chain of 10,000 operators and 256 nested min() build (and read back from text)."""
+    with symshape_mlir.new_context() as context:
+        for tree in (_chain("add", 10000), _chain("min", 256)):
+            attr = _symshape.build_expr(tree, context)
+            assert ir.Attribute.parse(str(attr)) == attr
+
+
+def test_typed_predicates() -> None:
+    """kind_of, mentions_symshape and enum_name read attributes without their text."""
+    with symshape_mlir.new_context():
+        shape = ir.Attribute.parse("#symshape.shape<[a, ?]>")
+        semantics = ir.Attribute.parse("#symshape<semantics clamp_nonneg>")
+        stage = ir.Attribute.parse("#symshape<stage exact>")
+        plain = ir.Attribute.parse('["#symshape.shape<[a]>", 1 : i64]')
+        assert [_symshape.kind_of(a) for a in (shape, semantics, stage, plain)] == [
+            "shape", "semantics", "stage", None]
+        assert _symshape.kind_of(ir.Attribute.parse("#symshape.expr<a>")) == "expr"
+        assert _symshape.kind_of(ir.Attribute.parse("#symshape.extent<?>")) == "extent"
+        assert _symshape.mentions_symshape(ir.ArrayAttr.get([plain, ir.DictAttr.get(
+            {"s": shape})]))
+        assert not _symshape.mentions_symshape(plain)
+        assert (enum_name(semantics), enum_name(stage)) == ("clamp_nonneg", "exact")
+        with pytest.raises(TypeError, match="expected a #symshape<semantics"):
+            enum_name(shape)

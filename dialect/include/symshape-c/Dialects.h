@@ -43,6 +43,59 @@ MLIR_CAPI_EXPORTED intptr_t symshapeShapeAttrGetRank(MlirAttribute attr);
 MLIR_CAPI_EXPORTED MlirAttribute symshapeShapeAttrGetExtent(MlirAttribute attr,
                                                             intptr_t pos);
 
+/* Enum attributes (#symshape<semantics index>, #symshape<stage exact>). */
+MLIR_CAPI_EXPORTED bool symshapeAttributeIsAScalarSemantics(MlirAttribute attr);
+MLIR_CAPI_EXPORTED bool symshapeAttributeIsATruncateStage(MlirAttribute attr);
+/* The case name of a symshape enum attribute ("index", "exact", ...); an
+ * empty string for any other attribute. */
+MLIR_CAPI_EXPORTED MlirStringRef symshapeEnumAttrGetCaseName(MlirAttribute attr);
+
+/* Whether `attr` or an attribute nested in it (an array element, a
+ * dictionary value, ...) belongs to the symshape dialect. */
+MLIR_CAPI_EXPORTED bool symshapeAttributeMentionsSymshape(MlirAttribute attr);
+
+/* Builders. Each returns a null attribute, and never asserts, on invalid
+ * input: a context without the symshape dialect loaded, an invalid symbol
+ * name, a negative operand index or axis, unknown scalar semantics, a kind
+ * or guarantee out of range, operands of the wrong attribute kind or from
+ * another context. They do not bound the size of an expression: a caller
+ * building a tree keeps it within the limits below, which the parser applies
+ * to the expression's text, so that the printed attribute reads back. */
+
+/* How deeply parentheses, `min(`/`max(` and unary minus may nest in an
+ * expression's text, and how many infix operators (`+ - * floordiv ceildiv
+ * mod`) it may hold. */
+#define SYMSHAPE_EXPR_MAX_NESTING 256
+#define SYMSHAPE_EXPR_MAX_OPERATORS 10000
+
+/* The kind (an ExprKind value) or guarantee (a Guarantee value) with the
+ * given ODS name ("add", "ub", ...), or -1 for an unknown name. */
+MLIR_CAPI_EXPORTED int32_t symshapeExprKindFromName(MlirStringRef name);
+MLIR_CAPI_EXPORTED int32_t symshapeGuaranteeFromName(MlirStringRef name);
+
+MLIR_CAPI_EXPORTED MlirAttribute symshapeExprAttrGetConstant(MlirContext ctx,
+                                                             int64_t value);
+MLIR_CAPI_EXPORTED MlirAttribute symshapeExprAttrGetSymbol(MlirContext ctx,
+                                                           MlirStringRef name);
+MLIR_CAPI_EXPORTED MlirAttribute
+symshapeExprAttrGetInputAxis(MlirContext ctx, int64_t operand, int64_t axis);
+/* `semantics` is "index", "clamp_nonneg" or "truncate_size". */
+MLIR_CAPI_EXPORTED MlirAttribute symshapeExprAttrGetRuntimeScalar(
+    MlirContext ctx, int64_t operand, MlirStringRef semantics);
+/* `kind` is a binary ExprKind (4 add ... 11 max); `lhs` and `rhs` are
+ * #symshape.expr attributes of one context. */
+MLIR_CAPI_EXPORTED MlirAttribute symshapeExprAttrGetBinary(uint32_t kind,
+                                                           MlirAttribute lhs,
+                                                           MlirAttribute rhs);
+/* `expr` is a #symshape.expr for an exact or upper-bound extent and null for
+ * an unknown one. */
+MLIR_CAPI_EXPORTED MlirAttribute symshapeExtentAttrGet(MlirContext ctx,
+                                                       uint32_t guarantee,
+                                                       MlirAttribute expr);
+/* `extents` are `rank` #symshape.extent attributes. */
+MLIR_CAPI_EXPORTED MlirAttribute symshapeShapeAttrGet(
+    MlirContext ctx, intptr_t rank, MlirAttribute const *extents);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,24 @@
 
 namespace mlir::symshape {
 
+/// How deeply parentheses, `min(`/`max(` and unary minus may nest in an
+/// expression's text. The Python parser (`symshape_mlir.extent.parse`) and
+/// the attribute builders of the C API apply the same bound.
+constexpr int kMaxExprNesting = 256;
+
+/// How many infix operators (`+ - * floordiv ceildiv mod`) one expression may
+/// have. A chain of them is a left-deep tree; the bound keeps every walk over
+/// the tree (here and in MLIR) within the stack. Python and the C API
+/// builders apply the same bound.
+constexpr int kMaxExprOperators = 10000;
+
+/// Whether `name` may name a symbol: `[A-Za-z_][A-Za-z0-9_]*`, not a reserved
+/// word of the expression syntax (`min`, `dim`, `floordiv`, `ub`, ...).
+bool isValidSymbolName(StringRef name);
+
+/// Whether `kind` has two operands (`add` ... `max`); the others are leaves.
+bool isBinaryKind(ExprKind kind);
+
 /// Returns true for a 0-d tensor of signless integer or index elements.
 bool isIntegerScalarTensor(Type type);
 

@@ -79,6 +79,7 @@ __all__ = [
     "Sym",
     "as_expr",
     "is_identifier",
+    "prints_as_atom",
 ]
 
 INT64_MIN: Final = -(2**63)
@@ -456,11 +457,17 @@ def _operand_text(node: Expr, min_prec: int) -> str:
     return text if prec >= min_prec else f"({text})"
 
 
+def prints_as_atom(node: Expr) -> bool:
+    """Whether ``node`` prints as one factor (``a``, ``-a``, ``min(a, b)``, ``(a + 1)``
+    is not: it needs the parentheses), with no infix operator outside parentheses."""
+    return node._fmt()[1] == _ATOM
+
+
 def _starts_with_atom(node: Expr) -> bool:
     """Whether ``node`` prints as an atom or as a product whose first factor is one."""
-    if node._fmt()[1] == _ATOM:
+    if prints_as_atom(node):
         return True
-    return isinstance(node, Prod) and node.factors[0][0]._fmt()[1] == _ATOM
+    return isinstance(node, Prod) and prints_as_atom(node.factors[0][0])
 
 
 def _chain_text(node: Expr) -> str:
@@ -693,11 +700,16 @@ class Sum(Expr):
             self.const, *(canon.mul(k, t) for (_, k), t in zip(self.terms, children, strict=True))
         )
 
-    def _format(self) -> tuple[str, int]:
-        # Higher degree first; a positive term leads when there is one ("b - a").
+    def printed_terms(self) -> list[tuple[Expr, int]]:
+        """The ``(monomial, coefficient)`` terms in the order they print: higher
+        degree first, and a positive term leading when there is one (``b - a``)."""
         ordered = sorted(self.terms, key=_print_order)
         lead = next((i for i, (_, coef) in enumerate(ordered) if coef > 0), 0)
         ordered.insert(0, ordered.pop(lead))
+        return ordered
+
+    def _format(self) -> tuple[str, int]:
+        ordered = self.printed_terms()
         text, prec = _leading_term_text(*ordered[0])
         parts = [text]
         for term, coef in ordered[1:]:

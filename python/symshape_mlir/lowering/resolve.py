@@ -13,6 +13,7 @@ from mlir import ir
 from mlir.dialects import arith
 
 from symshape_mlir.annotations import strip_annotations
+from symshape_mlir.attributes import mentions_symshape
 from symshape_mlir.extent import UNKNOWN, Exact, ShapeExtent, prove_ne, prove_nonnegative
 from symshape_mlir.inference import InferenceOptions, infer
 from symshape_mlir.inference.obligations import Status
@@ -111,7 +112,7 @@ def _check_clean(module: ir.Operation) -> None:
         if any("!symshape." in str(t) for t in types):
             raise LoweringError(op.location, f"'{op.name}' still uses a symshape type")
         for name in op.attributes:
-            if "#symshape" in str(op.attributes[name]):
+            if mentions_symshape(op.attributes[name]):
                 raise LoweringError(
                     op.location,
                     f"attribute '{name}' of '{op.name}' holds a symshape attribute that "

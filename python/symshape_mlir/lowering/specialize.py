@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from mlir import ir
 from mlir.dialects import arith, tensor
 
-from symshape_mlir.attributes import ExtentRangeError, shape_attr, shape_from_attr
+from symshape_mlir.attributes import ExtentRangeError, kind_of, shape_attr, shape_from_attr
 from symshape_mlir.dialects import symshape
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.errors import ExtentError
@@ -54,7 +54,6 @@ _AXES_ATTR = "symshape.axes"
 _BUCKET_ATTR = "symshape.bucket"
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
 _EXTENT_TYPE = "!symshape.extent"
-_SHAPE_ATTR_PREFIX = "#symshape.shape<"
 _SYMSHAPE_PREFIX = "symshape."
 # Discardable annotations (symshape.shape, symshape.value): left as recorded.
 _ANNOTATION_PREFIX = "symshape."
@@ -364,7 +363,7 @@ class _FunctionSpecializer:
             if name.startswith(_ANNOTATION_PREFIX):
                 continue  # what inference recorded before: kept for check-guarantees
             attr = op.attributes[name]
-            if str(attr).startswith(_SHAPE_ATTR_PREFIX):
+            if kind_of(attr) == "shape":
                 new = self._substitute_shape(attr, op, f"'{op.name}' {name}")
                 if new != attr:
                     op.attributes[name] = new
