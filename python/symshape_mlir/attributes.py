@@ -344,7 +344,8 @@ def shape_from_attr(attr: ir.Attribute) -> tuple[ShapeExtent, ...]:
 
 
 class ExtentRangeError(ValueError):
-    """An extent holds an integer the dialect cannot represent (beyond int64)."""
+    """An extent the dialect cannot represent: an integer beyond int64, or an
+    expression beyond its syntax's size limits."""
 
 
 def shape_attr(
@@ -356,11 +357,15 @@ def shape_attr(
     ``[Exact(batch * 2), UNKNOWN]`` builds ``#symshape.shape<[batch * 2, ?]>``.
 
     Raises:
-        ExtentRangeError: an extent holds an integer beyond int64.
-        ValueError: an expression is too large for the dialect's syntax
-            (more than 10,000 infix operators, or nesting deeper than 256).
+        ExtentRangeError: an extent holds an integer beyond int64, or is too
+            large for the dialect's syntax (more than 10,000 infix operators,
+            or nesting deeper than 256).
     """
-    return _symshape.build_shape([_decoded(e) for e in extents], context)
+    decoded = [_decoded(e) for e in extents]
+    try:
+        return _symshape.build_shape(decoded, context)
+    except ValueError as error:  # our trees are well formed: only the limits remain
+        raise ExtentRangeError(f"a shape is too large for an attribute: {error}") from None
 
 
 def extent_attr(extent: ShapeExtent, context: ir.Context) -> ir.Attribute:
@@ -369,10 +374,14 @@ def extent_attr(extent: ShapeExtent, context: ir.Context) -> ir.Attribute:
     ``UpperBound(seq floordiv 4)`` builds ``#symshape.extent<ub(seq floordiv 4)>``.
 
     Raises:
-        ExtentRangeError: the extent holds an integer beyond int64.
-        ValueError: the expression is too large for the dialect's syntax.
+        ExtentRangeError: the extent holds an integer beyond int64, or is too
+            large for the dialect's syntax.
     """
-    return _symshape.build_extent(_decoded(extent), context)
+    decoded = _decoded(extent)
+    try:
+        return _symshape.build_extent(decoded, context)
+    except ValueError as error:  # our trees are well formed: only the limits remain
+        raise ExtentRangeError(f"an extent is too large for an attribute: {error}") from None
 
 
 def _decoded(extent: ShapeExtent) -> DecodedExtent:

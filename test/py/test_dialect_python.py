@@ -466,3 +466,22 @@ def test_typed_predicates() -> None:
         assert (enum_name(semantics), enum_name(stage)) == ("clamp_nonneg", "exact")
         with pytest.raises(TypeError, match="expected a #symshape<semantics"):
             enum_name(shape)
+
+
+def test_extent_beyond_the_syntax_limits_is_a_range_error() -> None:
+    """shape_attr/extent_attr report an expression the syntax cannot hold as
+    ExtentRangeError, which inference reports at the op."""
+    from symshape_mlir.attributes import ExtentRangeError, extent_attr, shape_attr
+    from symshape_mlir.extent import Exact, Sym
+    from symshape_mlir.extent.canon import maximum, minimum
+
+    deep = Sym("s0")
+    for i in range(1, 300):
+        deep = (minimum if i % 2 else maximum)(deep, Sym(f"s{i}"))
+    context = symshape_mlir.new_context()
+    with pytest.raises(ExtentRangeError, match=r"^a shape is too large for an attribute: "
+                                               r"expression nests deeper than 256 levels$"):
+        shape_attr([Exact(deep)], context)
+    with pytest.raises(ExtentRangeError, match=r"is too large for an attribute: "
+                                               r"expression nests deeper than 256 levels$"):
+        extent_attr(Exact(deep), context)
