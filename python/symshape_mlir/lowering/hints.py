@@ -70,19 +70,18 @@ def _tie_shape(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
                                operands=[value, *sizes]).result
 
 
-def _barrier(value: ir.Value) -> ir.Value:
-    return ir.Operation.create("util.optimization_barrier", results=[value.type],
-                               operands=[value]).result
-
-
-def _opaque(sizes: list[ir.Value]) -> list[ir.Value]:
-    """``sizes`` through one ``util.optimization_barrier``: copies IREE
-    cannot find equal to any other value."""
-    if not sizes:
+def _opaque(values: list[ir.Value]) -> list[ir.Value]:
+    """``values`` through one ``util.optimization_barrier``: copies IREE
+    cannot find equal to any other value (nor fold into their producers)."""
+    if not values:
         return []
     barrier = ir.Operation.create("util.optimization_barrier",
-                                  results=[size.type for size in sizes], operands=sizes)
+                                  results=[value.type for value in values], operands=values)
     return list(barrier.results)
+
+
+def _barrier(value: ir.Value) -> ir.Value:
+    return _opaque([value])[0]
 
 
 def _cast_chain(value: ir.Value) -> list[ir.Value]:

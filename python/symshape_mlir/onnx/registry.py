@@ -65,8 +65,8 @@ def lookup(op: str, opset: int) -> tuple[Importer | None, int | None]:
     versions = _TABLE.get(op)
     if version is None or not versions:
         return None, version
-    since = [v for v in sorted(versions) if v <= version]
-    return (versions[since[-1]] if since else None), version
+    since = max((v for v in versions if v <= version), default=None)
+    return (versions[since] if since is not None else None), version
 
 
 def supported_ops() -> list[str]:
