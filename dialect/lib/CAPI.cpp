@@ -6,6 +6,7 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/CAPI/Utils.h"
 
 using namespace mlir;
 using namespace mlir::symshape;
@@ -97,15 +98,48 @@ MlirStringRef symshapeEnumAttrGetCaseName(MlirAttribute attr) {
   return wrap(StringRef());
 }
 
-bool symshapeAttributeMentionsSymshape(MlirAttribute attr) {
-  auto isSymshape = [](Attribute a) {
-    return llvm::isa<SymshapeDialect>(&a.getDialect());
+namespace {
+/// Whether `root` or an attribute or type nested in it belongs to the
+/// symshape dialect.
+template <typename Root> bool mentionsSymshape(Root root) {
+  auto visit = [](auto element) {
+    return llvm::isa<SymshapeDialect>(&element.getDialect())
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
   };
-  return unwrap(attr)
-      .walk([&](Attribute a) {
-        return isSymshape(a) ? WalkResult::interrupt() : WalkResult::advance();
-      })
+  return root
+      .walk([&](Attribute a) { return visit(a); },
+            [&](Type t) { return visit(t); })
       .wasInterrupted();
+}
+} // namespace
+
+bool symshapeAttributeMentionsSymshape(MlirAttribute attr) {
+  return mentionsSymshape(unwrap(attr));
+}
+
+bool symshapeAttributePrintBody(MlirAttribute attr,
+                                MlirStringCallback callback, void *userData) {
+  mlir::detail::CallbackOstream stream(callback, userData);
+  Attribute attribute = unwrap(attr);
+  if (auto expr = llvm::dyn_cast<ExprAttr>(attribute))
+    expr.printBody(stream);
+  else if (auto extent = llvm::dyn_cast<ExtentAttr>(attribute))
+    extent.printBody(stream);
+  else if (auto shape = llvm::dyn_cast<ShapeAttr>(attribute))
+    shape.printBody(stream);
+  else
+    return false;
+  stream.flush();
+  return true;
+}
+
+bool symshapeTypeIsAExtent(MlirType type) {
+  return llvm::isa<ExtentType>(unwrap(type));
+}
+
+bool symshapeTypeMentionsSymshape(MlirType type) {
+  return mentionsSymshape(unwrap(type));
 }
 
 //===----------------------------------------------------------------------===//

@@ -31,6 +31,14 @@ MlirAttribute toAttribute(nb::handle object) {
   return attr;
 }
 
+MlirType toType(nb::handle object) {
+  nb::object capsule = capsuleOf(object, "expected an mlir.ir.Type");
+  MlirType type = mlirPythonCapsuleToType(capsule.ptr());
+  if (mlirTypeIsNull(type))
+    throw nb::type_error("expected an mlir.ir.Type");
+  return type;
+}
+
 nb::str toStr(MlirStringRef text) { return nb::str(text.data, text.length); }
 
 MlirContext toContext(nb::handle object) {
@@ -351,6 +359,37 @@ NB_MODULE(_symshape, m) {
       },
       nb::arg("attribute"),
       "Whether the attribute, or one nested in it, is a symshape attribute.");
+
+  m.def(
+      "print_body",
+      [](nb::handle object) {
+        std::string text;
+        auto append = [](MlirStringRef piece, void *userData) {
+          static_cast<std::string *>(userData)->append(piece.data,
+                                                       piece.length);
+        };
+        if (!symshapeAttributePrintBody(toAttribute(object), append, &text))
+          throw nb::type_error("expected a #symshape.expr, .extent or .shape "
+                               "attribute");
+        return nb::str(text.data(), text.size());
+      },
+      nb::arg("attribute"),
+      "The text between the angle brackets of a #symshape.expr, .extent or "
+      ".shape attribute, as the dialect prints it.");
+
+  m.def(
+      "is_extent_type",
+      [](nb::handle object) { return symshapeTypeIsAExtent(toType(object)); },
+      nb::arg("type"), "Whether the type is `!symshape.extent`.");
+
+  m.def(
+      "type_mentions_symshape",
+      [](nb::handle object) {
+        return symshapeTypeMentionsSymshape(toType(object));
+      },
+      nb::arg("type"),
+      "Whether the type, or a type or attribute nested in it, belongs to the "
+      "symshape dialect.");
 
   m.def(
       "enum_name",

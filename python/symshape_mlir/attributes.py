@@ -13,8 +13,8 @@ tree form (:func:`tree_from_expr`):
   guarantee ``"exact"``, ``"ub"`` or ``"unknown"`` (tree ``None``);
 * a shape (``#symshape.shape<[batch, ?]>``) becomes a list of extents.
 
-:func:`format_tree` prints a tree in the dialect's syntax (as the C++
-printer does), for diagnostics and runtime check messages.
+:func:`format_tree` prints a tree with the dialect's own printer, for
+diagnostics and runtime check messages.
 
 .. code-block:: python
 
@@ -61,10 +61,6 @@ BINARY_KINDS = frozenset(
     {"add", "sub", "mul", "floordiv", "ceildiv", "mod", "min", "max"}
 )
 
-_INFIX = {"add": "+", "sub": "-", "mul": "*", "floordiv": "floordiv",
-          "ceildiv": "ceildiv", "mod": "mod"}
-_PRECEDENCE = {"add": 1, "sub": 1, "mul": 2, "floordiv": 2, "ceildiv": 2, "mod": 2}
-
 
 def decode(attr: ir.Attribute) -> Any:
     """Decodes a ``#symshape.expr``, ``.extent`` or ``.shape`` attribute.
@@ -105,34 +101,13 @@ def enum_name(attr: ir.Attribute) -> str:
     return _symshape.enum_name(attr)
 
 
-def format_tree(tree: ExprTree) -> str:
-    """Prints an expression tree in the dialect's syntax (iteratively: trees may be deep).
+def format_tree(tree: ExprTree, context: ir.Context) -> str:
+    """Prints an expression tree in the dialect's syntax, with the dialect's printer.
 
-    >>> format_tree(("sub", ("sym", "a"), ("sub", ("sym", "b"), ("const", 1))))
+    >>> format_tree(("sub", ("sym", "a"), ("sub", ("sym", "b"), ("const", 1))), context)
     'a - (b - 1)'
     """
-    out: list[str] = []
-    # Work items: text to emit, or (tree, parent precedence, is a right operand).
-    work: list[str | tuple[ExprTree, int, bool]] = [(tree, 0, False)]
-    while work:
-        item = work.pop()
-        if isinstance(item, str):
-            out.append(item)
-            continue
-        node, parent, right = item
-        kind = node[0]
-        if kind in ("const", "sym"):
-            out.append(str(node[1]))
-        elif kind in ("dim", "scalar"):
-            out.append(f"{kind}({node[1]}, {node[2]})")
-        elif kind in ("min", "max"):
-            work += [")", (node[2], 0, False), ", ", (node[1], 0, False), f"{kind}("]
-        else:
-            prec = _PRECEDENCE[kind]
-            parens = prec < parent or (prec == parent and right)
-            work += [")" if parens else "", (node[2], prec, True), f" {_INFIX[kind]} ",
-                     (node[1], prec, False), "(" if parens else ""]
-    return "".join(out)
+    return _symshape.print_body(_symshape.build_expr(tree, context))
 
 
 _BUILDERS: dict[str, Callable[[ex.Expr, ex.Expr], ex.Expr]] = {

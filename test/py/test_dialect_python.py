@@ -202,7 +202,7 @@ def test_shape_attribute_matches_the_algebra() -> None:
         assert shape[1] == UpperBound(parse_expr("seq floordiv 4"))
         assert shape[2].is_unknown
         trees = decode_shape(attr)
-        assert format_tree(trees[0][1]) == "(batch + 1) * 2"
+        assert format_tree(trees[0][1], attr.context) == "(batch + 1) * 2"
 
 
 @pytest.mark.parametrize(
@@ -233,13 +233,13 @@ CHAINS = [
 
 @pytest.mark.parametrize("text", [c[1] for c in CHAINS], ids=[c[0] for c in CHAINS])
 def test_long_chains_decode_read_and_print(text: str) -> None:
-    """Left-deep C++ trees of long chains read like the text and print like the C++ printer."""
-    with ir.Context():
+    """Left-deep C++ trees of long chains read like the text, and build back to
+    the attribute they were decoded from."""
+    with ir.Context() as context:
         attr = ir.Attribute.parse(f"#symshape.expr<{text}>")
         tree = decode(attr)
-        printed = str(attr)[len("#symshape.expr<") : -1]
+        assert format_tree(tree, context) == str(attr)[len("#symshape.expr<") : -1]
     assert expr_from_tree(tree) is parse_expr(text)
-    assert format_tree(tree) == printed
 
 
 _PARSE_IN_CHILD = """
@@ -485,3 +485,35 @@ def test_extent_beyond_the_syntax_limits_is_a_range_error() -> None:
     with pytest.raises(ExtentRangeError, match=r"is too large for an attribute: "
                                                r"expression nests deeper than 256 levels$"):
         extent_attr(Exact(deep), context)
+
+
+TYPES = [
+    ("extent", "!symshape.extent", True, True),
+    ("index", "index", False, False),
+    ("tensor_of_extents", "tensor<4x!symshape.extent>", False, True),
+    ("encoding", "tensor<4xf32, #symshape.expr<batch>>", False, True),
+    ("function", "(index) -> !symshape.extent", False, True),
+    ("plain_tensor", "tensor<?x4xf32>", False, False),
+]
+
+
+@pytest.mark.parametrize(("text", "extent", "mentions"), [t[1:] for t in TYPES],
+                         ids=[t[0] for t in TYPES])
+def test_type_predicates(text: str, extent: bool, mentions: bool) -> None:
+    """Types are recognized through the C API, nested ones included, without printing them."""
+    with ir.Context():
+        type_ = ir.Type.parse(text)
+        assert symshape.is_extent_type(type_) is extent
+        assert symshape.type_mentions_symshape(type_) is mentions
+
+
+def test_print_body_is_the_dialect_printer() -> None:
+    """The body printer prints what the attribute prints between its brackets,
+    for all three syntaxes, and refuses any other attribute."""
+    with ir.Context():
+        for text in ("#symshape.expr<(batch + 1) * 2>", "#symshape.extent<ub(n floordiv 2)>",
+                     "#symshape.shape<[batch, ?, ub(dim(0, 1))]>"):
+            attr = ir.Attribute.parse(text)
+            assert _symshape.print_body(attr) == str(attr)[str(attr).index("<") + 1 : -1]
+        with pytest.raises(TypeError, match=r"expected a #symshape\.expr, \.extent or \.shape"):
+            _symshape.print_body(ir.Attribute.parse("[1]"))

@@ -7,12 +7,14 @@ import pytest
 from symshape_mlir.extent import (
     UNKNOWN,
     Exact,
+    Expr,
     ExtentSyntaxError,
     Sym,
     UpperBound,
     ceildiv,
     floordiv,
     format_shape,
+    maximum,
     minimum,
     mod,
     neg,
@@ -193,3 +195,17 @@ def test_shape_syntax_errors(text: str) -> None:
     """Malformed shapes are rejected."""
     with pytest.raises(ExtentSyntaxError):
         parse_shape(text)
+
+
+def test_deeply_nested_expressions_print() -> None:
+    """Expressions built in Python may nest beyond the syntax's limit (3,000
+    alternating ``min``/``max`` levels here); printing them does not exhaust
+    the stack."""
+    expr: Expr = Sym("x")
+    for level in range(3000):
+        other = Sym(f"a{level % 7}")
+        expr = minimum(expr, other) if level % 2 else maximum(expr, other)
+    expected = "x"
+    for level in range(3000):
+        expected = f"{'min' if level % 2 else 'max'}(a{level % 7}, {expected})"
+    assert str(expr) == expected

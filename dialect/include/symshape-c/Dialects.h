@@ -54,6 +54,21 @@ MLIR_CAPI_EXPORTED MlirStringRef symshapeEnumAttrGetCaseName(MlirAttribute attr)
  * dictionary value, ...) belongs to the symshape dialect. */
 MLIR_CAPI_EXPORTED bool symshapeAttributeMentionsSymshape(MlirAttribute attr);
 
+/* Prints the body of a #symshape.expr, .extent or .shape attribute (the
+ * text between its angle brackets: `batch * 2`, `ub(n)`, `[batch, ?]`) to
+ * `callback`. Returns false, printing nothing, for any other attribute. */
+MLIR_CAPI_EXPORTED bool symshapeAttributePrintBody(MlirAttribute attr,
+                                                   MlirStringCallback callback,
+                                                   void *userData);
+
+/* Whether `type` is `!symshape.extent`. */
+MLIR_CAPI_EXPORTED bool symshapeTypeIsAExtent(MlirType type);
+
+/* Whether `type`, or a type or attribute nested in it (a tensor's element
+ * type or encoding, a function's inputs, ...), belongs to the symshape
+ * dialect. */
+MLIR_CAPI_EXPORTED bool symshapeTypeMentionsSymshape(MlirType type);
+
 /* Builders. Each returns a null attribute, and never asserts, on invalid
  * input: a context without the symshape dialect loaded, an invalid symbol
  * name, a negative operand index or axis, unknown scalar semantics, a kind

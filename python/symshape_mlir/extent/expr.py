@@ -226,12 +226,29 @@ class Expr:
         return self
 
     def _fmt(self) -> tuple[str, int]:
-        """Text and precedence, computed once per node (shared subtrees print once)."""
+        """Text and precedence, computed once per node (shared subtrees print once).
+
+        Descendants not printed yet are printed first, deepest first, so
+        :meth:`_format` only reads its children's cached text and no depth of
+        nesting exhausts the Python stack.
+        """
         try:
             return self._text
         except AttributeError:
-            self._text = self._format()
-            return self._text
+            pass
+        pending: list[Expr] = []
+        stack: list[Expr] = [self]
+        while stack:
+            node = stack.pop()
+            try:
+                node._text  # noqa: B018
+            except AttributeError:
+                pending.append(node)
+                stack.extend(node.children)
+        for node in reversed(pending):
+            if not hasattr(node, "_text"):
+                node._text = node._format()
+        return self._text
 
     def _format(self) -> tuple[str, int]:
         raise NotImplementedError

@@ -154,6 +154,10 @@ class ExprLowering:
         """The op name and location, for runtime check messages."""
         return f"{self.op.name} at {location_text(self.op.location)}"
 
+    def text(self, tree: ExprTree) -> str:
+        """``tree`` as the dialect prints it, for runtime check messages."""
+        return format_tree(tree, self.op.context)
+
     def lower(self, tree: ExprTree) -> ir.Value:
         kind = tree[0]
         b = self.b
@@ -175,9 +179,7 @@ class ExprLowering:
             return lower_scalar(b, operands[tree[1]], tree[2], self.where())
         lhs, rhs = self.lower(tree[1]), self.lower(tree[2])
         if kind in ("floordiv", "ceildiv", "mod"):
-            message = (
-                f"symshape: division by zero in '{format_tree(tree)}' ({self.where()})"
-            )
+            message = f"symshape: division by zero in '{self.text(tree)}' ({self.where()})"
             guard = not self.proves_nonzero(tree[2])
             return getattr(b, kind)(lhs, rhs, message, guard=guard)
         return getattr(b, kind)(lhs, rhs)
@@ -192,7 +194,7 @@ class ExprLowering:
         if not self.b.is_nonneg(value):
             self.b.check(
                 self.b.cmp("sge", value, self.b.const(0)),
-                f"symshape: {field} '{format_tree(tree)}' is negative ({self.where()})",
+                f"symshape: {field} '{self.text(tree)}' is negative ({self.where()})",
             )
             self.b.mark_nonneg(value)
         return value

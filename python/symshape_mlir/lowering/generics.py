@@ -26,10 +26,6 @@ from mlir.dialects import linalg, tensor
 __all__ = ["generic_copy", "generic_from_body"]
 
 
-def _parallel(rank: int) -> ir.ArrayAttr:
-    return ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank)
-
-
 def generic_from_body(result_type: ir.RankedTensorType, sizes: Sequence[ir.Value | int],
                       body: Callable[..., ir.Value],
                       inputs: Sequence[ir.Value] = ()) -> ir.Value:
@@ -44,7 +40,8 @@ def generic_from_body(result_type: ir.RankedTensorType, sizes: Sequence[ir.Value
     init = tensor.empty(list(sizes), element)
     identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
     generic = linalg.GenericOp([result_type], list(inputs), [init],
-                               ir.ArrayAttr.get([identity] * (len(inputs) + 1)), _parallel(rank))
+                               ir.ArrayAttr.get([identity] * (len(inputs) + 1)),
+                               [linalg.IteratorType.parallel] * rank)
     block = generic.regions[0].blocks.append(*[element] * (len(inputs) + 1))
     with ir.InsertionPoint(block):
         indices = [linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)).result
@@ -61,7 +58,7 @@ def generic_copy(source: ir.Value, in_map: ir.AffineMap, result_type: ir.RankedT
     maps = [ir.AffineMapAttr.get(in_map),
             ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]
     generic = linalg.GenericOp([result_type], [source], [init], ir.ArrayAttr.get(maps),
-                               _parallel(rank))
+                               [linalg.IteratorType.parallel] * rank)
     element = result_type.element_type
     block = generic.regions[0].blocks.append(element, element)
     with ir.InsertionPoint(block):

@@ -25,7 +25,7 @@ emitted for bounds inference proved.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, scf, tensor
+from mlir.dialects import arith, linalg, scf, tensor
 
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.generics import generic_from_body
@@ -139,8 +139,11 @@ def insert_upper_bound_hints(func: ir.Operation, facts: InferenceState) -> int:
             sizes = _dynamic_sizes(value)
             for i, axis in enumerate(dynamic):
                 if axis in bounds:
-                    assumption = ir.Attribute.parse(
-                        f"[[#util.int.assumption<umin = 0, umax = {bounds[axis]}>]]")
+                    # IREE's util dialect is not loaded here: its attribute is opaque.
+                    umax = ir.OpaqueAttr.get(
+                        "util", f"int.assumption<umin = 0, umax = {bounds[axis]}>".encode(),
+                        ir.NoneType.get())
+                    assumption = ir.ArrayAttr.get([ir.ArrayAttr.get([umax])])
                     sizes[i] = ir.Operation.create("util.assume.int", results=[index],
                                                    operands=[sizes[i]],
                                                    attributes={"assumptions": assumption}).result
@@ -646,6 +649,9 @@ def shield_insertions(func: ir.Operation) -> int:
     return shielded
 
 
+# Builds `#linalg.iterator_type<...>` (the bindings cannot read one back).
+_PARALLEL = ir.AttrBuilder.get("IteratorTypeEnum")
+
 # Ops whose operands IREE's CSE compares in any order (OpTrait::IsCommutative).
 _COMMUTATIVE = frozenset({
     "arith.addf", "arith.mulf", "arith.addi", "arith.muli", "arith.andi", "arith.ori",
@@ -738,7 +744,7 @@ class _ElementKeys:
         if op.name == "linalg.generic":
             inputs = int(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])[0])
             if not (all(_is_identity(m) for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
-                    and all("parallel" in str(t)
+                    and all(t == _PARALLEL(linalg.IteratorType.parallel, op.context)
                             for t in ir.ArrayAttr(op.attributes["iterator_types"]))):
                 return None
         elif op.name == "linalg.map":

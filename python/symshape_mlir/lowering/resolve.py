@@ -14,6 +14,7 @@ from mlir.dialects import arith
 
 from symshape_mlir.annotations import strip_annotations
 from symshape_mlir.attributes import mentions_symshape
+from symshape_mlir.dialects.symshape import type_mentions_symshape
 from symshape_mlir.extent import UNKNOWN, Exact, ShapeExtent, prove_ne, prove_nonnegative
 from symshape_mlir.inference import InferenceOptions, infer
 from symshape_mlir.inference.obligations import Status
@@ -109,7 +110,7 @@ def _check_clean(module: ir.Operation) -> None:
         if op.name.startswith(_PREFIX):
             raise LoweringError(op.location, f"'{op.name}' was not lowered")
         types = [v.type for v in op.results] + [v.type for v in op.operands]
-        if any("!symshape." in str(t) for t in types):
+        if any(type_mentions_symshape(t) for t in types):
             raise LoweringError(op.location, f"'{op.name}' still uses a symshape type")
         for name in op.attributes:
             if mentions_symshape(op.attributes[name]):

@@ -53,7 +53,6 @@ logger = logging.getLogger(__name__)
 _AXES_ATTR = "symshape.axes"
 _BUCKET_ATTR = "symshape.bucket"
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
-_EXTENT_TYPE = "!symshape.extent"
 _SYMSHAPE_PREFIX = "symshape."
 # Discardable annotations (symshape.shape, symshape.value): left as recorded.
 _ANNOTATION_PREFIX = "symshape."
@@ -384,7 +383,7 @@ class _FunctionSpecializer:
                 continue
             # As known where the op is: a later unification's check runs later.
             facts = self.state.defined_facts(result)
-            if isinstance(result.type, ir.IndexType) or str(result.type) == _EXTENT_TYPE:
+            if isinstance(result.type, ir.IndexType) or symshape.is_extent_type(result.type):
                 self._replace_value(op, result, facts.value)
             elif isinstance(result.type, ir.RankedTensorType):
                 self._make_static(op, result, facts.shape, in_place=symshape_op)

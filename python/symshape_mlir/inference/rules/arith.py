@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mlir import ir
+from mlir.dialects import index
 
 from symshape_mlir.extent import canon
 from symshape_mlir.extent import guarantee as g
@@ -243,8 +244,14 @@ def _decide(predicate: str, a: ShapeExtent, b: ShapeExtent, state: InferenceStat
 def _predicate(op: ir.Operation) -> str:
     if op.name == "arith.cmpi":
         return _CMPI[int(ir.IntegerAttr(op.attributes["predicate"]).value)]
-    # `#index<cmp_predicate slt>`
-    return str(op.attributes["pred"]).rstrip(">").split()[-1]
+    # `#index<cmp_predicate slt>`: the Python bindings build this attribute
+    # but cannot read it, so it is looked up among the ten they build.
+    return _index_predicates(op.context)[op.attributes["pred"]]
+
+
+def _index_predicates(context: ir.Context) -> dict[ir.Attribute, str]:
+    build = ir.AttrBuilder.get("IndexCmpPredicateAttr")
+    return {build(case, context): str(case) for case in index.IndexCmpPredicate}
 
 
 @register("arith.cmpi", "index.cmp")
