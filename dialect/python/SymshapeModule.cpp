@@ -11,6 +11,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -90,14 +91,21 @@ MlirStringRef toStringRef(nb::handle object, const char *what) {
   return mlirStringRefCreate(data, size);
 }
 
+/// An expression the syntax cannot hold: an integer beyond int64, or more
+/// operators or deeper nesting than the parser accepts. Raised to Python as
+/// `_symshape.ExprLimitError` (a ValueError), apart from malformed trees.
+struct ExprLimitError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 int64_t toInt64(nb::handle object) {
   if (!PyLong_Check(object.ptr()) || PyBool_Check(object.ptr()))
     throw nb::type_error("expected an int in an expression tree");
   int overflow = 0;
   long long value = PyLong_AsLongLongAndOverflow(object.ptr(), &overflow);
   if (overflow)
-    throw nb::value_error("an integer in the expression tree is beyond the "
-                          "int64 range");
+    throw ExprLimitError("an integer in the expression tree is beyond the "
+                         "int64 range");
   return value;
 }
 
@@ -171,12 +179,14 @@ MlirAttribute buildExpr(nb::handle tree, MlirContext ctx) {
           toStringRef(node[2], "scalar semantics must be a str"));
     } else if (kind != Min && kind != Max &&
                ++operators > SYMSHAPE_EXPR_MAX_OPERATORS) {
-      invalid("expression has more than " +
-              std::to_string(SYMSHAPE_EXPR_MAX_OPERATORS) + " operators");
+      throw ExprLimitError("expression has more than " +
+                           std::to_string(SYMSHAPE_EXPR_MAX_OPERATORS) +
+                           " operators");
     }
     if (level > SYMSHAPE_EXPR_MAX_NESTING)
-      invalid("expression nests deeper than " +
-              std::to_string(SYMSHAPE_EXPR_MAX_NESTING) + " levels");
+      throw ExprLimitError("expression nests deeper than " +
+                           std::to_string(SYMSHAPE_EXPR_MAX_NESTING) +
+                           " levels");
     if (leaf) {
       if (mlirAttributeIsNull(attr))
         invalid("invalid expression leaf " + reprOf(node) +
@@ -247,6 +257,7 @@ nb::object decodeExtent(MlirAttribute attr) {
 
 NB_MODULE(_symshape, m) {
   m.doc() = "Registers the symshape dialect with upstream MLIR Python objects.";
+  nb::exception<ExprLimitError>(m, "ExprLimitError", PyExc_ValueError);
 
   m.def(
       "register_dialect",

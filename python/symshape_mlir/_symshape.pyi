@@ -9,6 +9,9 @@ from mlir import ir
 ExprTree = tuple[Any, ...]
 DecodedExtent = tuple[str, ExprTree | None]
 
+class ExprLimitError(ValueError):
+    """An expression beyond int64 or the syntax's size limits."""
+
 def register_dialect(context: ir.Context, load: bool = True) -> None: ...
 def insert_into_registry(registry: ir.DialectRegistry) -> None: ...
 def decode(attribute: ir.Attribute) -> Any: ...

@@ -339,7 +339,7 @@ def shape_attr(
     decoded = [_decoded(e) for e in extents]
     try:
         return _symshape.build_shape(decoded, context)
-    except ValueError as error:  # our trees are well formed: only the limits remain
+    except _symshape.ExprLimitError as error:
         raise ExtentRangeError(f"a shape is too large for an attribute: {error}") from None
 
 
@@ -355,7 +355,7 @@ def extent_attr(extent: ShapeExtent, context: ir.Context) -> ir.Attribute:
     decoded = _decoded(extent)
     try:
         return _symshape.build_extent(decoded, context)
-    except ValueError as error:  # our trees are well formed: only the limits remain
+    except _symshape.ExprLimitError as error:
         raise ExtentRangeError(f"an extent is too large for an attribute: {error}") from None
 
 

@@ -413,7 +413,7 @@ BAD_TREES = [
     ("reserved_symbol", ("sym", "min"), ValueError, "invalid expression leaf"),
     ("negative_axis", ("dim", 0, -1), ValueError, "invalid expression leaf"),
     ("unknown_semantics", ("scalar", 0, "wrap"), ValueError, "invalid expression leaf"),
-    ("beyond_int64", ("const", 2**63), ValueError, "beyond the int64 range"),
+    ("beyond_int64", ("const", 2**63), _symshape.ExprLimitError, "beyond the int64 range"),
     ("bool", ("const", True), TypeError, "expected an int"),
     ("unknown_kind", ("pow", ("const", 1), ("const", 2)), ValueError, "unknown expression kind"),
     ("missing_operand", ("add", ("const", 1)), ValueError, "wrong number of fields"),
@@ -431,14 +431,19 @@ def _chain(kind: str, count: int) -> tuple[object, ...]:
 @pytest.mark.parametrize(
     ("tree", "error", "message"),
     [c[1:] for c in BAD_TREES]
-    + [(_chain("add", 10001), ValueError, "more than 10000 operators"),
-       (_chain("min", 257), ValueError, "nests deeper than 256 levels")],
+    + [(_chain("add", 10001), _symshape.ExprLimitError, "more than 10000 operators"),
+       (_chain("min", 257), _symshape.ExprLimitError, "nests deeper than 256 levels")],
     ids=[c[0] for c in BAD_TREES] + ["too_many_operators", "nesting"],
 )
 def test_build_expr_rejects_bad_trees(tree: object, error: type[Exception], message: str) -> None:
-    """Malformed trees raise (never abort); the parser's size limits apply to built trees."""
-    with symshape_mlir.new_context() as context, pytest.raises(error, match=message):
+    """Malformed trees raise (never abort); the parser's size limits apply to
+    built trees. Only a tree beyond the limits raises ExprLimitError (which the
+    attribute builders report as ExtentRangeError); a malformed one is a bug."""
+    with symshape_mlir.new_context() as context, pytest.raises(error, match=message) as info:
         _symshape.build_expr(tree, context)  # type: ignore[arg-type]
+    limit = error is _symshape.ExprLimitError
+    assert isinstance(info.value, _symshape.ExprLimitError) is limit
+    assert isinstance(info.value, ValueError) or info.type is TypeError
 
 
 def test_build_expr_accepts_the_limits() -> None:
