@@ -76,13 +76,13 @@ from symshape_mlir.extent.guarantee import (
     Exact,
     ShapeExtent,
     Strength,
-    UpperBound,
     preferred,
 )
-from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt, prove_nonnegative
+from symshape_mlir.extent.prove import prove_le, prove_nonnegative
 from symshape_mlir.inference.errors import OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.obligations import Condition, Kind, LazyCondition, Obligation, Status
+from symshape_mlir.shapes.compare import Verdict, broadcastable, equality
 
 __all__ = [
     "POLICIES",
@@ -426,24 +426,24 @@ class InferenceState:
                 axes.
         """
         a, b = self.resolve(a), self.resolve(b)
-        if a is b and a.strength is not _UNKNOWN:
-            return a
+        verdict = equality(a, b, self.extents, fallback=False)
+        if verdict is Verdict.REFUTED:
+            raise ShapeInferenceError(op.location, f"{what()} must be equal: {a} vs {b}")
         if not (isinstance(a, Exact) and isinstance(b, Exact)):
-            if self._below(a, b) or self._below(b, a):
-                raise ShapeInferenceError(op.location, f"{what()} must be equal: {a} vs {b}")
-            self._record(op, Kind.EQUAL, f"{what()} are equal", Status.VIOLATION,
-                         (a, b), condition, origin, self_checked)
+            if verdict is Verdict.NOT_EXACT:
+                self._record(op, Kind.EQUAL, f"{what()} are equal", Status.VIOLATION,
+                             (a, b), condition, origin, self_checked)
             return a
         x, y = a.expr, b.expr
-        if x is y:
-            return a
-        equal = prove_eq(x, y, self.extents, fallback=False)
-        if equal:
-            return Exact(preferred(x, y))
-        if equal is False:
-            raise ShapeInferenceError(op.location, f"{what()} must be equal: {a} vs {b}")
+        if verdict is Verdict.PROVEN:
+            return a if x is y else Exact(preferred(x, y))
         self._record(op, Kind.EQUAL, f"{what()} are equal", Status.UNPROVEN, (a, b),
                      condition, origin, self_checked)
+        if verdict is Verdict.NAMED_APART:
+            raise ShapeInferenceError(
+                op.location,
+                f"{what()} must be equal but name different axes '{x}' and '{y}'",
+            )
         x_fresh, y_fresh = self._bindable(x), self._bindable(y)
         if x_fresh is not None and y_fresh is not None:
             index = self._fresh_index
@@ -456,22 +456,9 @@ class InferenceState:
                 self._bind(x_fresh.name, y)
                 return b
             return a
-        if y_fresh is not None:
-            if y_fresh.name not in x.free_symbols:
-                self._bind(y_fresh.name, x)
-            return a
-        if isinstance(x, Sym) and isinstance(y, Sym) and not (
-                is_fresh_name(x.name) or is_fresh_name(y.name)):
-            raise ShapeInferenceError(
-                op.location,
-                f"{what()} must be equal but name different axes '{x.name}' and '{y.name}'",
-            )
+        if y_fresh is not None and y_fresh.name not in x.free_symbols:
+            self._bind(y_fresh.name, x)
         return a
-
-    def _below(self, bound: ShapeExtent, exact: ShapeExtent) -> bool:
-        """Whether upper bound ``bound`` is provably below exact ``exact``."""
-        return isinstance(bound, UpperBound) and isinstance(exact, Exact) and prove_lt(
-            bound.expr, exact.expr, self.extents, fallback=False) is True
 
     def require_exact(
         self, extent: ShapeExtent, op: ir.Operation, field: str,
@@ -533,18 +520,13 @@ class InferenceState:
     ) -> None:
         """Records that a broadcast input extent ``have`` must be 1 or ``target``."""
         have, target = self.resolve(have), self.resolve(target)
-        if isinstance(have, Exact) and isinstance(target, Exact):
-            ctx = self.extents
-            one = prove_eq(have.expr, 1, ctx, fallback=False)
-            same = prove_eq(have.expr, target.expr, ctx, fallback=False)
-            if one or same:
-                return
-            if one is False and same is False:
-                raise ShapeInferenceError(
-                    op.location, f"{field} is {have}: neither 1 nor the target extent {target}")
-            status = Status.UNPROVEN
-        else:
-            status = Status.VIOLATION
+        verdict = broadcastable(have, target, self.extents, fallback=False)
+        if verdict is Verdict.PROVEN:
+            return
+        if verdict is Verdict.REFUTED:
+            raise ShapeInferenceError(
+                op.location, f"{field} is {have}: neither 1 nor the target extent {target}")
+        status = Status.VIOLATION if verdict is Verdict.NOT_EXACT else Status.UNPROVEN
         self._record(op, Kind.EQUAL, f"{field} is 1 or the target extent", status,
                      (have, target), condition, origin, self_checked)
 

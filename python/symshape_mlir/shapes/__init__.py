@@ -1,5 +1,9 @@
-"""Shapes with named axes and the shape rules of the core op families.
+"""Shapes with named axes and the shape rules of the core op families: the
+one source of shape semantics for inference, the frontend and the runtime.
 
+* :func:`equality`, :func:`broadcastable` — the :class:`Verdict` on two
+  extents that must agree (proven, refuted, two named axes, undecided, not
+  exact); inference and the frontend each apply their policy to it;
 * :class:`Shape` — exact rank, one :class:`~symshape_mlir.extent.ShapeExtent`
   per axis, named axes;
 * :func:`broadcast_shapes` — numpy broadcasting with the symbolic policy
@@ -18,6 +22,7 @@ Example:
 from symshape_mlir.shapes.bindings import extract_bindings
 from symshape_mlir.shapes.broadcast import broadcast_shapes
 from symshape_mlir.shapes.checks import ShapeCheck
+from symshape_mlir.shapes.compare import Verdict, broadcastable, equality
 from symshape_mlir.shapes.errors import (
     AxisBindingError,
     AxisConflictError,
@@ -51,10 +56,13 @@ __all__ = [
     "ShapeError",
     "ShapeItem",
     "ShapeLike",
+    "Verdict",
     "as_shape",
     "axis_name",
     "broadcast_shapes",
+    "broadcastable",
     "elementwise_shape",
+    "equality",
     "extract_bindings",
     "is_placeholder",
     "matmul_shape",

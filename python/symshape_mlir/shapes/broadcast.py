@@ -31,6 +31,7 @@ from symshape_mlir.extent.context import ExtentContext
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.shapes.checks import ShapeCheck
+from symshape_mlir.shapes.compare import Verdict, broadcastable
 from symshape_mlir.shapes.errors import BroadcastError
 from symshape_mlir.shapes.shape import Shape, ShapeLike, as_shape
 
@@ -47,15 +48,10 @@ def _is_one(extent: ShapeExtent, ctx: ExtentContext | None) -> bool | None:
 
 def _compatibility(x: ShapeExtent, y: ShapeExtent, ctx: ExtentContext | None) -> bool | None:
     """``True`` if provably compatible, ``False`` if provably not, else ``None``."""
-    x_one, y_one = _is_one(x, ctx), _is_one(y, ctx)
-    if x_one or y_one:
+    forward, backward = broadcastable(x, y, ctx), broadcastable(y, x, ctx)
+    if Verdict.PROVEN in (forward, backward):
         return True
-    if not (isinstance(x, Exact) and isinstance(y, Exact)):
-        return None
-    equal = prove_eq(x.expr, y.expr, ctx)
-    if equal:
-        return True
-    if equal is False and x_one is False and y_one is False:
+    if forward is backward is Verdict.REFUTED:
         return False
     return None
 

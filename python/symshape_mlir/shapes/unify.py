@@ -19,7 +19,7 @@ from symshape_mlir.extent.canon import minimum
 from symshape_mlir.extent.context import ExtentContext, is_fresh_name
 from symshape_mlir.extent.expr import Expr, Sym
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent, UpperBound, preferred
-from symshape_mlir.extent.prove import prove_eq, prove_le
+from symshape_mlir.shapes.compare import Verdict, equality
 from symshape_mlir.shapes.errors import AxisConflictError, ShapeError
 from symshape_mlir.shapes.shape import Shape, ShapeLike, as_shape
 
@@ -48,10 +48,13 @@ def unify_extents(
     x, y = a.expr, b.expr
     if x is None or y is None:
         return (b if x is None else a), {}
-    if isinstance(a, Exact) and isinstance(b, Exact):
-        equal = prove_eq(x, y, ctx)
-        if equal is False:
+    verdict = equality(a, b, ctx)
+    if verdict is Verdict.REFUTED:
+        if isinstance(a, Exact) and isinstance(b, Exact):
             raise AxisConflictError(f"{x} and {y} are provably different", (a, b))
+        exact, bound = (a, b) if isinstance(a, Exact) else (b, a)
+        raise AxisConflictError(f"{exact} exceeds its bound {bound}", (a, b))
+    if isinstance(a, Exact) and isinstance(b, Exact):
         fresh_a, fresh_b = _fresh(a), _fresh(b)
         if fresh_a and fresh_b:
             kept = preferred(x, y)
@@ -60,14 +63,11 @@ def unify_extents(
             return Exact(y), {fresh_a: y}
         if fresh_b:
             return Exact(x), {fresh_b: x}
-        if equal:
+        if verdict is Verdict.PROVEN:
             return Exact(preferred(x, y)), {}
         raise AxisConflictError(f"{x} and {y} are different axes unless proven equal", (a, b))
     if isinstance(a, Exact) or isinstance(b, Exact):
-        exact, size, bound, limit = (a, x, b, y) if isinstance(a, Exact) else (b, y, a, x)
-        if prove_le(size, limit, ctx) is False:
-            raise AxisConflictError(f"{exact} exceeds its bound {bound}", (a, b))
-        return exact, {}
+        return (a if isinstance(a, Exact) else b), {}
     return UpperBound(minimum(x, y)), {}
 
 
