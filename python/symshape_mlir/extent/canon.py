@@ -9,7 +9,7 @@ printing/parsing and serialization round-trip to the identical object.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from math import gcd
 from typing import Final
 
@@ -227,41 +227,36 @@ def _divide_by_constant(cls: type[FloorDiv] | type[CeilDiv], num: Expr, divisor:
 
 def floordiv(num: ExprLike, den: ExprLike) -> Expr:
     """Returns the canonical ``num floordiv den`` (Python ``//``)."""
-    n, d = as_expr(num), as_expr(den)
-    if isinstance(d, Const):
-        dv = d.value
-        if dv == 0:
-            return _interned(FloorDiv, (n, d))
-        if isinstance(n, Const):
-            return Const(n.value // dv)
-        if dv == 1:
-            return n
-        if dv == -1:
-            return neg(n)
-        if dv < 0:
-            # x // -d == (-x) // d
-            return _divide_by_constant(FloorDiv, neg(n), -dv)
-        return _divide_by_constant(FloorDiv, n, dv)
-    return _interned(FloorDiv, (n, d))
+    return _division(FloorDiv, num, den, lambda n, d: n // d)
 
 
 def ceildiv(num: ExprLike, den: ExprLike) -> Expr:
     """Returns the canonical ``num ceildiv den`` (``-((-num) // den)``)."""
+    return _division(CeilDiv, num, den, lambda n, d: -((-n) // d))
+
+
+def _division(cls: type[FloorDiv] | type[CeilDiv], num: ExprLike, den: ExprLike,
+              fold: Callable[[int, int], int]) -> Expr:
+    """A rounding division ``cls``; ``fold`` divides two constants the same way.
+
+    By a negative constant, both roundings divide the negated dividend:
+    ``x floordiv -d == (-x) floordiv d``, and likewise for ``ceildiv``.
+    """
     n, d = as_expr(num), as_expr(den)
     if isinstance(d, Const):
         dv = d.value
         if dv == 0:
-            return _interned(CeilDiv, (n, d))
+            return _interned(cls, (n, d))
         if isinstance(n, Const):
-            return Const(-((-n.value) // dv))
+            return Const(fold(n.value, dv))
         if dv == 1:
             return n
         if dv == -1:
             return neg(n)
         if dv < 0:
-            return _divide_by_constant(CeilDiv, neg(n), -dv)
-        return _divide_by_constant(CeilDiv, n, dv)
-    return _interned(CeilDiv, (n, d))
+            return _divide_by_constant(cls, neg(n), -dv)
+        return _divide_by_constant(cls, n, dv)
+    return _interned(cls, (n, d))
 
 
 def mod(num: ExprLike, den: ExprLike) -> Expr:

@@ -34,6 +34,7 @@ __all__ = [
     "emit_broadcast_in_dim",
     "is_one",
     "located_broadcast_error",
+    "read_leading_axes",
     "same_extent",
 ]
 
@@ -124,27 +125,48 @@ def broadcast_operands(op: str, tensors: Sequence[Tensor], where: SourceLocation
         result = broadcast_shapes(*shapes)
     except BroadcastError as err:
         raise located_broadcast_error(op, where, err, shapes) from None
-    rank = result.rank
-    trace = tensors[0].trace
     operands: list[Operand] = []
-    sources: list[tuple[Tensor, int] | None] = [None] * rank
+    sources: list[tuple[Tensor, int] | None] = [None] * result.rank
     for tensor in tensors:
-        offset = rank - tensor.ndim
-        exprs: list[str] = []
-        runtime = False
-        for axis, extent in enumerate(tensor.shape):
-            out = result[axis + offset]
-            if same_extent(extent, out):
-                exprs.append(f"d{axis + offset}")
-            elif is_one(extent):
-                exprs.append("0")
-            else:
-                runtime = True
-        if runtime:
-            tensor = emit_broadcast_in_dim(trace, op, tensor, range(offset, rank), result, where)
-            offset, exprs = 0, [f"d{j}" for j in range(rank)]
-        for axis, expr in enumerate(exprs):
-            if expr != "0" and sources[axis + offset] is None:
-                sources[axis + offset] = (tensor, axis)
+        tensor, exprs = read_leading_axes(op, tensor, tensor.ndim, result.dims, result, sources,
+                                          where)
         operands.append(Operand(tensor, tuple(exprs)))
     return Broadcast(Shape(result.dims), tuple(operands), tuple(sources))
+
+
+def read_leading_axes(
+    op: str, tensor: Tensor, count: int, out: Sequence[ShapeExtent], target: Shape,
+    sources: list[tuple[Tensor, int] | None], where: SourceLocation,
+) -> tuple[Tensor, list[str]]:
+    """How a loop nest over the result axes ``out`` reads the first ``count``
+    axes of ``tensor`` (right-aligned to ``out``).
+
+    An axis of the result's extent reads ``d<i>``, a static 1 reads ``0``;
+    if any axis needs a run-time broadcast, the tensor is first broadcast to
+    ``target`` (its ``count`` axes onto ``out``, the rest kept) and every
+    axis reads ``d<i>``. ``sources`` records, per result axis, the first
+    tensor axis that gives it its size.
+
+    Returns:
+        The tensor to read (``tensor`` or its broadcast) and the index
+        expression of each of those axes (``["d0", "0", "d2"]``).
+    """
+    offset = len(out) - count
+    exprs: list[str] = []
+    runtime = False
+    for axis in range(count):
+        extent = tensor.shape[axis]
+        if same_extent(extent, out[axis + offset]):
+            exprs.append(f"d{axis + offset}")
+        elif is_one(extent):
+            exprs.append("0")
+        else:
+            runtime = True
+    if runtime:
+        dims = range(offset, len(out) + tensor.ndim - count)
+        tensor = emit_broadcast_in_dim(tensor.trace, op, tensor, dims, target, where)
+        offset, exprs = 0, [f"d{j}" for j in range(len(out))]
+    for axis, expr in enumerate(exprs):
+        if expr != "0" and sources[axis + offset] is None:
+            sources[axis + offset] = (tensor, axis)
+    return tensor, exprs

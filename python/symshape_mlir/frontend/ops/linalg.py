@@ -13,14 +13,11 @@ Example:
 
 from __future__ import annotations
 
-from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.frontend.dtypes import DType
 from symshape_mlir.frontend.errors import AxisConflictError, FrontendError, ShapeError
 from symshape_mlir.frontend.ops.broadcasting import (
-    emit_broadcast_in_dim,
-    is_one,
     located_broadcast_error,
-    same_extent,
+    read_leading_axes,
 )
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
 from symshape_mlir.frontend.source import user_location
@@ -75,27 +72,9 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     operands: list[tuple[Tensor, list[str]]] = []
     sources: list[tuple[Tensor, int] | None] = [None] * shape.rank
     for tensor, inner in ((a, ("m", "k")), (b, ("k", "n"))):
-        offset = nb - (tensor.ndim - 2)
-        exprs: list[str] = []
-        runtime = False
-        for axis in range(tensor.ndim - 2):
-            extent: ShapeExtent = tensor.shape[axis]
-            out = shape[axis + offset]
-            if same_extent(extent, out):
-                exprs.append(f"d{axis + offset}")
-            elif is_one(extent):
-                exprs.append("0")
-            else:
-                runtime = True
-        if runtime:
-            target = Shape((*shape.dims[:nb], *tensor.shape[-2:]))
-            tensor = emit_broadcast_in_dim(
-                trace, "matmul", tensor, range(offset, nb + 2), target, where
-            )
-            offset, exprs = 0, [f"d{i}" for i in range(nb)]
-        for axis, expr in enumerate(exprs):
-            if expr != "0" and sources[axis + offset] is None:
-                sources[axis + offset] = (tensor, axis)
+        target = Shape((*shape.dims[:nb], *tensor.shape[-2:]))
+        tensor, exprs = read_leading_axes("matmul", tensor, tensor.ndim - 2, shape.dims[:nb],
+                                          target, sources, where)
         loop = {"m": f"d{nb}", "n": f"d{nb + 1}", "k": f"d{nb + 2}"}
         operands.append((tensor, [*exprs, loop[inner[0]], loop[inner[1]]]))
     (lhs, lhs_map), (rhs, rhs_map) = operands
