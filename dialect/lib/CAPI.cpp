@@ -7,6 +7,8 @@
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/CAPI/Utils.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
 using namespace mlir::symshape;
@@ -239,4 +241,57 @@ MlirAttribute symshapeShapeAttrGet(MlirContext ctx, intptr_t rank,
     items.push_back(extent);
   }
   return wrap(ShapeAttr::get(context, items));
+}
+
+//===----------------------------------------------------------------------===//
+// Parser
+//===----------------------------------------------------------------------===//
+
+MlirAttribute symshapeParseBody(MlirContext ctx, int kind, MlirStringRef text,
+                                SymshapeParseErrorCallback onError,
+                                void *userData) {
+  static const char *const prefixes[] = {"#symshape.expr<", "#symshape.extent<",
+                                         "#symshape.shape<"};
+  MLIRContext *context = symshapeContext(ctx);
+  if (!context || kind < 0 || kind > 2)
+    return {nullptr};
+  std::string prefix = prefixes[kind];
+  std::string source = prefix + std::string(text.data, text.length) + ">";
+  std::string message;
+  intptr_t offset = -1;
+  Attribute attr;
+  {
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+      if (offset < 0 && diag.getSeverity() == DiagnosticSeverity::Error) {
+        message = diag.str();
+        offset = 0;
+        if (auto loc = llvm::dyn_cast<FileLineColLoc>(diag.getLocation()))
+          offset = static_cast<intptr_t>(loc.getColumn()) - 1 -
+                   static_cast<intptr_t>(prefix.size());
+      }
+      return success();
+    });
+    attr = parseAttribute(source, context);
+  }
+  if (attr)
+    return wrap(attr);
+  StringRef body(text.data, text.length);
+  if (offset < 0) {
+    // The lexer found no matching '>': an unbalanced bracket or quote.
+    message = "unbalanced brackets or quotes";
+    offset = body.size();
+  }
+  offset = std::clamp<intptr_t>(offset, 0, body.size());
+  // Errors about the brackets the text was wrapped in, said of the text.
+  if (message == "expected '>'" ||
+      StringRef(message).starts_with("found trailing characters")) {
+    message = "unexpected trailing input";
+    size_t next = body.find_first_not_of(" \t\r\n", offset);
+    offset = next == StringRef::npos ? body.size() : next;
+  } else if (static_cast<size_t>(offset) < body.size() &&
+             body[offset] == '%') {
+    message = "'%' is not an operator; write 'mod'";
+  }
+  onError(wrap(StringRef(message)), offset, userData);
+  return {nullptr};
 }

@@ -253,6 +253,35 @@ nb::object decodeExtent(MlirAttribute attr) {
   return nb::make_tuple(toStr(symshapeExtentAttrGetGuaranteeName(attr)),
                         mlirAttributeIsNull(expr) ? nb::none() : decodeExpr(expr));
 }
+
+/// The tree(s) of a #symshape.expr, .extent or .shape attribute; an invalid
+/// object for any other attribute.
+nb::object decodeAttribute(MlirAttribute attr) {
+  if (symshapeAttributeIsAExpr(attr))
+    return decodeExpr(attr);
+  if (symshapeAttributeIsAExtent(attr))
+    return decodeExtent(attr);
+  if (symshapeAttributeIsAShape(attr)) {
+    nb::list extents;
+    for (intptr_t i = 0, e = symshapeShapeAttrGetRank(attr); i < e; ++i)
+      extents.append(decodeExtent(symshapeShapeAttrGetExtent(attr, i)));
+    return extents;
+  }
+  return nb::object();
+}
+
+/// A context of the module's own, for reading text where the caller has none
+/// (the extent algebra is MLIR-free): created on first use with the dialect
+/// loaded, never destroyed. Parsing in it is serialized by the GIL.
+MlirContext parsingContext() {
+  static MlirContext ctx = [] {
+    MlirContext context = mlirContextCreate();
+    mlirDialectHandleLoadDialect(mlirGetDialectHandle__symshape__(), context);
+    return context;
+  }();
+  return ctx;
+}
+
 } // namespace
 
 NB_MODULE(_symshape, m) {
@@ -292,16 +321,8 @@ NB_MODULE(_symshape, m) {
       "decode",
       [](nb::handle object) -> nb::object {
         MlirAttribute attr = toAttribute(object);
-        if (symshapeAttributeIsAExpr(attr))
-          return decodeExpr(attr);
-        if (symshapeAttributeIsAExtent(attr))
-          return decodeExtent(attr);
-        if (symshapeAttributeIsAShape(attr)) {
-          nb::list extents;
-          for (intptr_t i = 0, e = symshapeShapeAttrGetRank(attr); i < e; ++i)
-            extents.append(decodeExtent(symshapeShapeAttrGetExtent(attr, i)));
-          return extents;
-        }
+        if (nb::object decoded = decodeAttribute(attr); decoded.is_valid())
+          return decoded;
         throw nb::type_error("expected a #symshape.expr, #symshape.extent or "
                              "#symshape.shape attribute");
       },
@@ -370,6 +391,41 @@ NB_MODULE(_symshape, m) {
       },
       nb::arg("attribute"),
       "Whether the attribute, or one nested in it, is a symshape attribute.");
+
+  m.def(
+      "parse_body",
+      [](nb::str kind, nb::str text) -> nb::tuple {
+        std::string which = kind.c_str();
+        int code = which == "expr" ? 0 : which == "extent" ? 1
+                                   : which == "shape"  ? 2
+                                                       : -1;
+        if (code < 0)
+          throw nb::value_error("kind must be 'expr', 'extent' or 'shape'");
+        struct Failure {
+          std::string message;
+          intptr_t offset = 0;
+        } failure;
+        auto onError = [](MlirStringRef message, intptr_t offset,
+                          void *userData) {
+          auto *out = static_cast<Failure *>(userData);
+          out->message.assign(message.data, message.length);
+          out->offset = offset;
+        };
+        MlirAttribute attr = symshapeParseBody(
+            parsingContext(), code, toStringRef(text, "expected a str"),
+            onError, &failure);
+        if (mlirAttributeIsNull(attr))
+          return nb::make_tuple(
+              nb::none(),
+              nb::str(failure.message.data(), failure.message.size()),
+              failure.offset);
+        return nb::make_tuple(decodeAttribute(attr), nb::none(), 0);
+      },
+      nb::arg("kind"), nb::arg("text"),
+      "Reads `text` as the body of a #symshape.expr, .extent or .shape "
+      "attribute with the dialect's parser (in a context of the module's "
+      "own): (decoded, None, 0), or (None, message, offset) for the first "
+      "error, `offset` counting characters of UTF-8 bytes into `text`.");
 
   m.def(
       "print_body",

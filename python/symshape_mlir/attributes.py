@@ -24,7 +24,6 @@ diagnostics and runtime check messages.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from mlir import ir
@@ -32,8 +31,13 @@ from mlir import ir
 from symshape_mlir import _symshape
 from symshape_mlir import extent as ex
 from symshape_mlir.extent.expr import INT64_MAX, INT64_MIN, prints_as_atom
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, UpperBound
-from symshape_mlir.extent.parse import multiply_balanced
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent, UpperBound
+from symshape_mlir.extent.tree import (
+    DecodedExtent,
+    ExprTree,
+    expr_from_tree,
+    extent_from_decoded,
+)
 
 __all__ = [
     "BINARY_KINDS",
@@ -53,9 +57,6 @@ __all__ = [
     "shape_from_attr",
     "tree_from_expr",
 ]
-
-ExprTree = tuple[Any, ...]
-DecodedExtent = tuple[str, ExprTree | None]
 
 BINARY_KINDS = frozenset(
     {"add", "sub", "mul", "floordiv", "ceildiv", "mod", "min", "max"}
@@ -108,77 +109,6 @@ def format_tree(tree: ExprTree, context: ir.Context) -> str:
     'a - (b - 1)'
     """
     return _symshape.print_body(_symshape.build_expr(tree, context))
-
-
-_BUILDERS: dict[str, Callable[[ex.Expr, ex.Expr], ex.Expr]] = {
-    "add": ex.add, "sub": ex.sub, "mul": ex.mul, "floordiv": ex.floordiv,
-    "ceildiv": ex.ceildiv, "mod": ex.mod, "min": ex.minimum, "max": ex.maximum,
-}
-
-
-_SUMS = frozenset({"add", "sub"})
-
-
-def expr_from_tree(tree: ExprTree) -> ex.Expr:
-    """The canonical algebra expression of a decoded tree.
-
-    Iterative, and linear in the size of the tree: the C++ parser builds
-    ``a + b + ...`` as a left-deep chain, so a long sum or product is a deep
-    tree. Each chain of one operator (``+``/``-`` together) is combined in
-    one step.
-    """
-    results: list[ex.Expr] = []
-    # Work items: a tree to read, or (None, kind, signs) to combine the last
-    # len(signs) results of a chain.
-    work: list[tuple[Any, ...]] = [tree]
-    while work:
-        item = work.pop()
-        kind = item[0]
-        if kind is None:
-            _, kind, subtracted = item
-            operands = results[len(results) - len(subtracted) :]
-            del results[len(results) - len(subtracted) :]
-            results.append(_combine(kind, operands, subtracted))
-        elif kind in _BUILDERS:
-            family = _SUMS if kind in _SUMS else frozenset({kind})
-            rights: list[ExprTree] = []
-            signs: list[bool] = []
-            node = item
-            while node[0] in family:
-                rights.append(node[2])
-                signs.append(node[0] == "sub")
-                node = node[1]
-            signs.append(False)
-            signs.reverse()
-            work.append((None, kind, signs))
-            work.extend(rights)  # popped last-first: the leftmost operand is read first
-            work.append(node)
-        else:
-            results.append(_leaf(item))
-    return results[0]
-
-
-def _leaf(tree: ExprTree) -> ex.Expr:
-    kind = tree[0]
-    if kind == "const":
-        return ex.Const(tree[1])
-    if kind == "sym":
-        return ex.Sym(tree[1])
-    if kind == "dim":
-        return ex.InputAxis(tree[1], tree[2])
-    return ex.RuntimeScalar(tree[1], tree[2])
-
-
-def _combine(kind: str, operands: list[ex.Expr], signs: list[bool]) -> ex.Expr:
-    """Combines the operands of a chain of ``kind`` (``signs`` marks subtracted terms)."""
-    if kind in _SUMS:
-        return ex.add(*(ex.neg(o) if s else o for o, s in zip(operands, signs, strict=True)))
-    if kind == "mul":
-        return multiply_balanced(operands)
-    result = operands[0]
-    for operand in operands[1:]:
-        result = _BUILDERS[kind](result, operand)
-    return result
 
 
 _DIVISIONS: dict[type[ex.Expr], str] = {
@@ -293,15 +223,6 @@ def _negated(tree: ExprTree) -> ExprTree:
     if tree[0] == "const" and tree[1] != INT64_MIN:
         return ("const", -tree[1])
     return ("sub", ("const", 0), tree)
-
-
-def extent_from_decoded(decoded: DecodedExtent) -> ShapeExtent:
-    """The :class:`ShapeExtent` of a decoded ``(guarantee, tree)`` pair."""
-    guarantee, tree = decoded
-    if tree is None:
-        return UNKNOWN
-    expr = expr_from_tree(tree)
-    return Exact(expr) if guarantee == "exact" else UpperBound(expr)
 
 
 _SHAPE_CACHE: dict[ir.Attribute, tuple[ShapeExtent, ...]] = {}

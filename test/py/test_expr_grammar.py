@@ -1,9 +1,12 @@
-"""One expression grammar: the Python reader and the C++ attribute parser agree.
+"""One expression grammar: the text reader and the attribute parser agree.
 
-Every text is read by :func:`symshape_mlir.extent.parse_expr` here and as
-``#symshape.expr<text>`` by the C++ dialect in a child process (a crash there
-is a test failure, not a dead test run). Both must accept or both reject;
-when both accept, they must read the same expression.
+:func:`symshape_mlir.extent.parse_expr` reads text with the dialect's parser
+as the body of an attribute, in the native module's own context; here every
+text is also parsed as ``#symshape.expr<text>`` in a child process's
+context (a crash there is a test failure, not a dead test run). Both must
+accept or both reject; when both accept, they must read the same
+expression. This checks the wrapping: text that closes the attribute early
+(``a > b``), comments and brackets.
 """
 
 from __future__ import annotations

@@ -61,6 +61,20 @@ MLIR_CAPI_EXPORTED bool symshapeAttributePrintBody(MlirAttribute attr,
                                                    MlirStringCallback callback,
                                                    void *userData);
 
+/* Called with the first error of a failed parse: its message and the 0-based
+ * byte offset into the parsed text where it was found. */
+typedef void (*SymshapeParseErrorCallback)(MlirStringRef message,
+                                           intptr_t offset, void *userData);
+
+/* Parses `text` as the body of a #symshape.expr (`kind` 0), .extent (1) or
+ * .shape (2) attribute, the text between its angle brackets, with the
+ * dialect's parser. Returns the attribute, or a null attribute after calling
+ * `onError` once. The symshape dialect must be loaded in `ctx`. Not
+ * thread-safe with other diagnostics handlers of `ctx`. */
+MLIR_CAPI_EXPORTED MlirAttribute symshapeParseBody(
+    MlirContext ctx, int kind, MlirStringRef text,
+    SymshapeParseErrorCallback onError, void *userData);
+
 /* Whether `type` is `!symshape.extent`. */
 MLIR_CAPI_EXPORTED bool symshapeTypeIsAExtent(MlirType type);
 

@@ -1,6 +1,8 @@
 """The extent algebra: symbolic sizes, their guarantees and their text forms.
 
-Pure Python (sympy is imported lazily, only by the fallback prover).
+Pure Python over no MLIR context (sympy is imported lazily, only by the
+fallback prover); text is read by the dialect's own parser through the
+native module.
 
 * :mod:`~symshape_mlir.extent.expr` — the expression nodes (``Const``,
   ``Sym``, ``InputAxis``, ``RuntimeScalar`` and the operator nodes), their
@@ -13,8 +15,9 @@ Pure Python (sympy is imported lazily, only by the fallback prover).
 * :mod:`~symshape_mlir.extent.simplify` — range-aware simplification;
 * :mod:`~symshape_mlir.extent.guarantee` — ``Exact``/``UpperBound``/``Unknown``,
   their ``Strength`` and their combinators;
-* :mod:`~symshape_mlir.extent.parse` — the text syntax shared with the
-  dialect's attributes;
+* :mod:`~symshape_mlir.extent.parse` — reading the attributes' text syntax
+  with the dialect's parser; :mod:`~symshape_mlir.extent.tree` — the
+  parser's trees built into the algebra;
 * :mod:`~symshape_mlir.extent.serialize` — the post-order serialization.
 
 Example:
