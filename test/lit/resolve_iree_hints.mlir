@@ -54,17 +54,20 @@ func.func @checked_cast(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}
 // operand whichever is chosen, and canonicalize folds an scf.if yielding
 // values from outside into such a select. The select becomes an scf.if, and
 // every dynamic tensor an scf.if yields is tied to its own sizes inside the
-// branch.
+// branch, behind a barrier (without it IREE folds the branch into a select
+// of stream resources, which stream partitioning rejects).
 // CHECK-LABEL: func.func @choose
 // CHECK-SAME:    (%[[C:[^:]*]]: i1, %[[A:[^:]*]]: tensor<?xf32>, %[[B:[^:]*]]: tensor<?xf32>)
 // CHECK-NOT:     arith.select
 // CHECK:         %[[R:.*]] = scf.if %[[C]] -> (tensor<?xf32>) {
 // CHECK:           %[[DA:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?xf32>
-// CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"(%[[A]], %[[DA]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:           %[[BA:.*]] = "util.optimization_barrier"(%[[A]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"(%[[BA]], %[[DA]]) : (tensor<?xf32>, index) -> tensor<?xf32>
 // CHECK:           scf.yield %[[TA]] : tensor<?xf32>
 // CHECK:         } else {
 // CHECK:           %[[DB:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?xf32>
-// CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"(%[[B]], %[[DB]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:           %[[BB:.*]] = "util.optimization_barrier"(%[[B]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"(%[[BB]], %[[DB]]) : (tensor<?xf32>, index) -> tensor<?xf32>
 // CHECK:           scf.yield %[[TB]] : tensor<?xf32>
 // CHECK:         return %[[R]]
 func.func @choose(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -88,9 +91,11 @@ func.func @choose_static(%c: i1, %a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor
 
 // CHECK-LABEL: func.func @branch
 // CHECK:         scf.if %{{.*}} -> (tensor<?xf32>) {
+// CHECK:           "util.optimization_barrier"
 // CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"
 // CHECK:           scf.yield %[[TA]] : tensor<?xf32>
 // CHECK:         } else {
+// CHECK:           "util.optimization_barrier"
 // CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"
 // CHECK:           scf.yield %[[TB]] : tensor<?xf32>
 func.func @branch(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},

@@ -97,6 +97,50 @@ def test_select_of_dynamic_tensors() -> None:
     np.testing.assert_array_equal(module(np.array(False), a, b), b)
 
 
+# A matmul of a branch's choice between %x and 2 * %y by 2 * %y, each branch
+# tying its tensor to its sizes (what `tie_branch_results` emitted without
+# barriers). IREE drops the ties once tensors are stream resources and folds
+# the scf.if into `arith.select` ops on the resources; stream partitioning
+# puts the dispatch of 2 * %y and the matmul's in one partition with the
+# select between them and fails (`circular dependency: input operation
+# uses partition output`). `symshape-resolve{target=iree}` yields each
+# branch's tensor through an optimization barrier; test/e2e/choices.mlir
+# runs the shielded form.
+BRANCH_FOLDED_INTO_A_PARTITION = """
+func.func @f(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %c: i1) -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %twice = arith.addf %y, %y : tensor<?x?xf32>
+  %lhs = scf.if %c -> (tensor<?x?xf32>) {
+    %r = tensor.dim %x, %c0 : tensor<?x?xf32>
+    %k = tensor.dim %x, %c1 : tensor<?x?xf32>
+    %t = "flow.tensor.tie_shape"(%x, %r, %k)
+        : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+    scf.yield %t : tensor<?x?xf32>
+  } else {
+    %r = tensor.dim %twice, %c0 : tensor<?x?xf32>
+    %k = tensor.dim %twice, %c1 : tensor<?x?xf32>
+    %t = "flow.tensor.tie_shape"(%twice, %r, %k)
+        : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+    scf.yield %t : tensor<?x?xf32>
+  }
+  %rows = tensor.dim %lhs, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %y, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%lhs, %twice : tensor<?x?xf32>, tensor<?x?xf32>)
+      outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %mm : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 partitions a select between two dispatches")
+def test_branch_folded_into_a_partition() -> None:
+    backend.compile_module(BRANCH_FOLDED_INTO_A_PARTITION, "llvm-cpu")
+
+
 # A gather (a generic reading with tensor.extract) from a slice at a run-time
 # offset: IREE fuses the slice into the gather's dispatch and fails to
 # compile it. `symshape-resolve{target=iree}` makes the slice first, behind

@@ -199,13 +199,23 @@ def tie_branch_results(func: ir.Operation) -> int:
     Upstream ``canonicalize`` makes such selects from an ``scf.if`` whose
     branches yield values defined outside it. So each such select becomes an
     ``scf.if``, and each dynamic tensor an ``scf.if`` yields is tied to its
-    own sizes inside the branch, which the fold does not apply to:
+    own sizes inside the branch, which the fold does not apply to.
+
+    A tie alone is not enough: IREE drops it once tensors are stream
+    resources, and then folds the ``scf.if`` into ``arith.select`` ops on
+    the resources and their sizes. Stream partitioning puts the dispatch
+    that makes a chosen tensor and a dispatch that reads the choice in one
+    partition, with the select (no stream op) between them, and fails
+    (``circular dependency: input operation uses partition output``). So
+    each branch yields its tensor through ``util.optimization_barrier``,
+    which is no copy and stays in the branch:
 
     .. code-block:: mlir
 
         %r = scf.if %c -> (tensor<?xf32>) {
           %d = tensor.dim %a, %c0 : tensor<?xf32>
-          %t = "flow.tensor.tie_shape"(%a, %d) : (tensor<?xf32>, index) -> tensor<?xf32>
+          %b = "util.optimization_barrier"(%a) : (tensor<?xf32>) -> tensor<?xf32>
+          %t = "flow.tensor.tie_shape"(%b, %d) : (tensor<?xf32>, index) -> tensor<?xf32>
           scf.yield %t : tensor<?xf32>
         } else { ... }
     """
@@ -231,7 +241,7 @@ def tie_branch_results(func: ir.Operation) -> int:
             with ir.InsertionPoint(terminator), terminator.location:
                 for i in dynamic:
                     value = terminator.operands[i]
-                    terminator.operands[i] = _tie_shape(value, _dynamic_sizes(value))
+                    terminator.operands[i] = _behind_barrier(value, _dynamic_sizes(value))
         tied += 1
     return tied
 
