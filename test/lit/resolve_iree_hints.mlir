@@ -359,3 +359,40 @@ func.func @truncate_no_columns(%x: tensor<?x0xf32> {symshape.axes = #symshape.sh
       : (tensor<?x0xf32>, tensor<i64>) -> tensor<?x?xf32>
   return %cols : tensor<?x?xf32>
 }
+
+// -----
+
+// One element spread over a 1 x 1 tensor: IREE 3.13 drops its unit loops and
+// makes of it a slice it rejects. The op gets opaque sizes, and its result a
+// barrier tied to them.
+// CHECK-LABEL: func.func @spread_one_element
+// CHECK:         %[[ONE:.*]]:2 = "util.optimization_barrier"(%{{.*}}, %{{.*}}) : (index, index) -> (index, index)
+// CHECK:         %[[E:.*]] = tensor.empty(%[[ONE]]#0, %[[ONE]]#1) : tensor<?x?xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} outs(%[[E]] : tensor<?x?xf32>)
+// CHECK:           tensor.extract
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[G]]) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %[[ONE]]#0, %[[ONE]]#1)
+// CHECK:         return %[[T]]
+func.func @spread_one_element(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %corner = tensor.empty(%c1, %c1) : tensor<?x?xf32>
+  %b = symshape.broadcast_in_dim %v, %corner dims [1] to [dim(1, 0), dim(1, 1)]
+      : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %b : tensor<?x?xf32>
+}
+
+// -----
+
+// A static 1 x 1 result is cast back from the barrier.
+// CHECK-LABEL: func.func @spread_one_element_static
+// CHECK:         %[[G:.*]] = linalg.generic
+// CHECK:         } -> tensor<?x?xf32>
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[G]])
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}}, %{{.*}})
+// CHECK:         %[[C:.*]] = tensor.cast %[[T]] : tensor<?x?xf32> to tensor<1x1xf32>
+// CHECK:         return %[[C]]
+func.func @spread_one_element_static(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<1x1xf32> {
+  %b = symshape.broadcast_in_dim %v dims [1] to [1, 1]
+      : (tensor<?xf32>) -> tensor<1x1xf32>
+  return %b : tensor<1x1xf32>
+}

@@ -449,6 +449,19 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["r"], b["n"])), _normal(rng, (1, b["n"]))),
         lambda x, y: (x[:, : y.shape[0] // 2].sum(axis=1),),
     ),
+    # One element spread over a 1 x 1 tensor (unit_broadcasts.mlir).
+    "spread_one_element": Program(
+        "unit_broadcasts.mlir",
+        "spread_one_element",
+        (
+            {"n": 1, "rows": 2, "cols": 3},
+            {"n": 1, "rows": 0, "cols": 2},
+            {"n": 1, "rows": 4, "cols": 0},
+        ),
+        lambda rng, b: (_normal(rng, (b["n"],)), _normal(rng, (b["rows"], b["cols"]))),
+        lambda v, y: (np.full((1, 1), v[0], np.float32), y),
+        passes=TO_IREE_DEFERRED,
+    ),
     # Empty slices that start at the end of a static axis (slices.mlir).
     "past_end": Program(
         "slices.mlir",

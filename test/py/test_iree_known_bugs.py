@@ -465,3 +465,34 @@ func.func @f(%x: tensor<?x0xf32>, %n: index) -> tensor<?x?xf32> {
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 rejects a slice at offset 0 of an extent of 0")
 def test_slice_of_no_columns() -> None:
     backend.compile_module(SLICE_OF_NO_COLUMNS, "llvm-cpu")
+
+
+# One element of a vector spread over a 1 x 1 tensor (a broadcast of an axis
+# of extent 1 reads position 0), cast to a dynamic type. IREE drops the op's
+# unit loops (`FoldUnitExtentDims`), makes of it a rank-reducing slice
+# `tensor<?xf32>` to `tensor<f32>` expanded to 1 x 1, and
+# `BubbleUpExpandShapes` moves the expansion above the slice as a slice from
+# `tensor<?xf32>` to `tensor<1x1xf32>`, which fails to verify (`expected rank
+# to be smaller or equal to the other rank`). `symshape-resolve
+# {target=iree}` gives such an op opaque sizes (`shield_unit_broadcasts`);
+# test/e2e/unit_broadcasts.mlir runs the shielded form.
+ONE_ELEMENT_SPREAD = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%v: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<1x1xf32>
+  %g = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<1x1xf32>) {
+  ^bb0(%out: f32):
+    %x = tensor.extract %v[%c0] : tensor<?xf32>
+    linalg.yield %x : f32
+  } -> tensor<1x1xf32>
+  %c = tensor.cast %g : tensor<1x1xf32> to tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 bubbles a 1 x 1 expansion above a scalar slice")
+def test_one_element_spread() -> None:
+    backend.compile_module(ONE_ELEMENT_SPREAD, "llvm-cpu")
