@@ -1,16 +1,19 @@
 // Choices between tensors of different run-time sizes, a loop starting
 // from a slice while another result copies the whole input, an insertion
 // into a tensor a loop starts from, two insertions into copies that CSE
-// makes one, equal sums beside their operand, and a loop adding a slice at
-// a run-time offset: IREE 3.13 miscompiles each in plain upstream form (symshape-resolve{target=iree} shields them;
-// see python/symshape_mlir/lowering/hints.py).
+// makes one, equal sums beside their operand, a loop adding a slice at a
+// run-time offset, and a matmul of a choice by one of the tensors chosen
+// from: IREE 3.13 miscompiles or rejects each in plain upstream form
+// (symshape-resolve{target=iree} shields them; see
+// python/symshape_mlir/lowering/hints.py).
 // Reference: `x if k > 0 else y` for @choose and @branch; `y` and
 // `(k + 1) * y[:, :cols // 2]` for @loop_from_slice; `ones(x.shape)` and
 // `(k + 1) * ones(x.shape)` for @insert_beside_loop; `y` with `a` over its
 // first row, `y` with `b` over its last row and `(k + 1) * y` for
 // @inserts_into_one_copy; `2 * v`, `3 * v` and `3 * v` for
 // @sums_beside_their_operand; `(k + 1) * y[at : at + rows // 2]` for
-// @loop_over_offset_slice.
+// @loop_over_offset_slice; `(x if k > 0 else 2 * y) @ (2 * y)` for
+// @choose_into_matmul.
 
 // A scalar-condition select: the whole of %x or the whole of %y.
 func.func @choose(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -185,4 +188,31 @@ func.func @loop_over_offset_slice(%y: tensor<?x2xf32> {symshape.axes = #symshape
     scf.yield %next : tensor<?x2xf32>
   }
   return %sum : tensor<?x2xf32>
+}
+
+// A matmul of a choice between %x and 2 * %y by 2 * %y (a square %y; IREE
+// once put the select it made of the branch between the dispatch of 2 * %y
+// and the matmul's, in one partition).
+func.func @choose_into_matmul(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[n, m]>},
+                              %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[m, m]>},
+                              %k: tensor<i64>) -> tensor<?x?xf32> {
+  %zero = arith.constant 0 : i64
+  %f0 = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %twice = arith.addf %y, %y : tensor<?x?xf32>
+  %kv = tensor.extract %k[] : tensor<i64>
+  %c = arith.cmpi sgt, %kv, %zero : i64
+  %lhs = scf.if %c -> (tensor<?x?xf32>) {
+    scf.yield %x : tensor<?x?xf32>
+  } else {
+    scf.yield %twice : tensor<?x?xf32>
+  }
+  %rows = tensor.dim %lhs, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %y, %c1 : tensor<?x?xf32>
+  %init = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %zeros = linalg.fill ins(%f0 : f32) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%lhs, %twice : tensor<?x?xf32>, tensor<?x?xf32>)
+      outs(%zeros : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %mm : tensor<?x?xf32>
 }

@@ -54,17 +54,20 @@ func.func @checked_cast(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}
 // operand whichever is chosen, and canonicalize folds an scf.if yielding
 // values from outside into such a select. The select becomes an scf.if, and
 // every dynamic tensor an scf.if yields is tied to its own sizes inside the
-// branch.
+// branch, behind a barrier (without it IREE folds the branch into a select
+// of stream resources, which stream partitioning rejects).
 // CHECK-LABEL: func.func @choose
 // CHECK-SAME:    (%[[C:[^:]*]]: i1, %[[A:[^:]*]]: tensor<?xf32>, %[[B:[^:]*]]: tensor<?xf32>)
 // CHECK-NOT:     arith.select
 // CHECK:         %[[R:.*]] = scf.if %[[C]] -> (tensor<?xf32>) {
 // CHECK:           %[[DA:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?xf32>
-// CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"(%[[A]], %[[DA]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:           %[[BA:.*]] = "util.optimization_barrier"(%[[A]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"(%[[BA]], %[[DA]]) : (tensor<?xf32>, index) -> tensor<?xf32>
 // CHECK:           scf.yield %[[TA]] : tensor<?xf32>
 // CHECK:         } else {
 // CHECK:           %[[DB:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?xf32>
-// CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"(%[[B]], %[[DB]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:           %[[BB:.*]] = "util.optimization_barrier"(%[[B]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"(%[[BB]], %[[DB]]) : (tensor<?xf32>, index) -> tensor<?xf32>
 // CHECK:           scf.yield %[[TB]] : tensor<?xf32>
 // CHECK:         return %[[R]]
 func.func @choose(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -88,9 +91,11 @@ func.func @choose_static(%c: i1, %a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor
 
 // CHECK-LABEL: func.func @branch
 // CHECK:         scf.if %{{.*}} -> (tensor<?xf32>) {
+// CHECK:           "util.optimization_barrier"
 // CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"
 // CHECK:           scf.yield %[[TA]] : tensor<?xf32>
 // CHECK:         } else {
+// CHECK:           "util.optimization_barrier"
 // CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"
 // CHECK:           scf.yield %[[TB]] : tensor<?xf32>
 func.func @branch(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -353,4 +358,41 @@ func.func @truncate_no_columns(%x: tensor<?x0xf32> {symshape.axes = #symshape.sh
   %cols = symshape.dynamic_truncate %x, %n axis 1 stage exact
       : (tensor<?x0xf32>, tensor<i64>) -> tensor<?x?xf32>
   return %cols : tensor<?x?xf32>
+}
+
+// -----
+
+// One element spread over a 1 x 1 tensor: IREE 3.13 drops its unit loops and
+// makes of it a slice it rejects. The op gets opaque sizes, and its result a
+// barrier tied to them.
+// CHECK-LABEL: func.func @spread_one_element
+// CHECK:         %[[ONE:.*]]:2 = "util.optimization_barrier"(%{{.*}}, %{{.*}}) : (index, index) -> (index, index)
+// CHECK:         %[[E:.*]] = tensor.empty(%[[ONE]]#0, %[[ONE]]#1) : tensor<?x?xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} outs(%[[E]] : tensor<?x?xf32>)
+// CHECK:           tensor.extract
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[G]]) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %[[ONE]]#0, %[[ONE]]#1)
+// CHECK:         return %[[T]]
+func.func @spread_one_element(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %corner = tensor.empty(%c1, %c1) : tensor<?x?xf32>
+  %b = symshape.broadcast_in_dim %v, %corner dims [1] to [dim(1, 0), dim(1, 1)]
+      : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %b : tensor<?x?xf32>
+}
+
+// -----
+
+// A static 1 x 1 result is cast back from the barrier.
+// CHECK-LABEL: func.func @spread_one_element_static
+// CHECK:         %[[G:.*]] = linalg.generic
+// CHECK:         } -> tensor<?x?xf32>
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[G]])
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}}, %{{.*}})
+// CHECK:         %[[C:.*]] = tensor.cast %[[T]] : tensor<?x?xf32> to tensor<1x1xf32>
+// CHECK:         return %[[C]]
+func.func @spread_one_element_static(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<1x1xf32> {
+  %b = symshape.broadcast_in_dim %v dims [1] to [1, 1]
+      : (tensor<?xf32>) -> tensor<1x1xf32>
+  return %b : tensor<1x1xf32>
 }

@@ -416,6 +416,24 @@ PROGRAMS: dict[str, Program] = {
         lambda y, at, k: ((int(k) + 1) * y[int(at) : int(at) + y.shape[0] // 2],),
         scalars=("at", "k"),
     ),
+    "choose_into_matmul": Program(
+        "choices.mlir",
+        "choose_into_matmul",
+        (
+            {"n": 2, "m": 3, "k": 1},
+            {"n": 2, "m": 3, "k": 0},
+            {"n": 4, "m": 0, "k": 1},
+            {"n": 0, "m": 2, "k": 0},
+        ),
+        lambda rng, b: (
+            _normal(rng, (b["n"], b["m"])),
+            _normal(rng, (b["m"], b["m"])),
+            np.array(b["k"], np.int64),
+        ),
+        lambda x, y, k: ((x if k > 0 else 2 * y) @ (2 * y),),
+        1e-4,
+        scalars=("k",),
+    ),
     # Reductions over an axis of extent 0 (empty_reductions.mlir).
     "matmul_over_no_columns": Program(
         "empty_reductions.mlir",
@@ -430,6 +448,19 @@ PROGRAMS: dict[str, Program] = {
         ({"r": 3, "n": 4}, {"r": 2, "n": 1}, {"r": 0, "n": 3}),
         lambda rng, b: (_normal(rng, (b["r"], b["n"])), _normal(rng, (1, b["n"]))),
         lambda x, y: (x[:, : y.shape[0] // 2].sum(axis=1),),
+    ),
+    # One element spread over a 1 x 1 tensor (unit_broadcasts.mlir).
+    "spread_one_element": Program(
+        "unit_broadcasts.mlir",
+        "spread_one_element",
+        (
+            {"n": 1, "rows": 2, "cols": 3},
+            {"n": 1, "rows": 0, "cols": 2},
+            {"n": 1, "rows": 4, "cols": 0},
+        ),
+        lambda rng, b: (_normal(rng, (b["n"],)), _normal(rng, (b["rows"], b["cols"]))),
+        lambda v, y: (np.full((1, 1), v[0], np.float32), y),
+        passes=TO_IREE_DEFERRED,
     ),
     # Empty slices that start at the end of a static axis (slices.mlir).
     "past_end": Program(

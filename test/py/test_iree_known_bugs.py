@@ -97,6 +97,50 @@ def test_select_of_dynamic_tensors() -> None:
     np.testing.assert_array_equal(module(np.array(False), a, b), b)
 
 
+# A matmul of a branch's choice between %x and 2 * %y by 2 * %y, each branch
+# tying its tensor to its sizes (what `tie_branch_results` emitted without
+# barriers). IREE drops the ties once tensors are stream resources and folds
+# the scf.if into `arith.select` ops on the resources; stream partitioning
+# puts the dispatch of 2 * %y and the matmul's in one partition with the
+# select between them and fails (`circular dependency: input operation
+# uses partition output`). `symshape-resolve{target=iree}` yields each
+# branch's tensor through an optimization barrier; test/e2e/choices.mlir
+# runs the shielded form.
+BRANCH_FOLDED_INTO_A_PARTITION = """
+func.func @f(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %c: i1) -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %twice = arith.addf %y, %y : tensor<?x?xf32>
+  %lhs = scf.if %c -> (tensor<?x?xf32>) {
+    %r = tensor.dim %x, %c0 : tensor<?x?xf32>
+    %k = tensor.dim %x, %c1 : tensor<?x?xf32>
+    %t = "flow.tensor.tie_shape"(%x, %r, %k)
+        : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+    scf.yield %t : tensor<?x?xf32>
+  } else {
+    %r = tensor.dim %twice, %c0 : tensor<?x?xf32>
+    %k = tensor.dim %twice, %c1 : tensor<?x?xf32>
+    %t = "flow.tensor.tie_shape"(%twice, %r, %k)
+        : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+    scf.yield %t : tensor<?x?xf32>
+  }
+  %rows = tensor.dim %lhs, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %y, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%lhs, %twice : tensor<?x?xf32>, tensor<?x?xf32>)
+      outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %mm : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 partitions a select between two dispatches")
+def test_branch_folded_into_a_partition() -> None:
+    backend.compile_module(BRANCH_FOLDED_INTO_A_PARTITION, "llvm-cpu")
+
+
 # A gather (a generic reading with tensor.extract) from a slice at a run-time
 # offset: IREE fuses the slice into the gather's dispatch and fails to
 # compile it. `symshape-resolve{target=iree}` makes the slice first, behind
@@ -421,3 +465,34 @@ func.func @f(%x: tensor<?x0xf32>, %n: index) -> tensor<?x?xf32> {
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 rejects a slice at offset 0 of an extent of 0")
 def test_slice_of_no_columns() -> None:
     backend.compile_module(SLICE_OF_NO_COLUMNS, "llvm-cpu")
+
+
+# One element of a vector spread over a 1 x 1 tensor (a broadcast of an axis
+# of extent 1 reads position 0), cast to a dynamic type. IREE drops the op's
+# unit loops (`FoldUnitExtentDims`), makes of it a rank-reducing slice
+# `tensor<?xf32>` to `tensor<f32>` expanded to 1 x 1, and
+# `BubbleUpExpandShapes` moves the expansion above the slice as a slice from
+# `tensor<?xf32>` to `tensor<1x1xf32>`, which fails to verify (`expected rank
+# to be smaller or equal to the other rank`). `symshape-resolve
+# {target=iree}` gives such an op opaque sizes (`shield_unit_broadcasts`);
+# test/e2e/unit_broadcasts.mlir runs the shielded form.
+ONE_ELEMENT_SPREAD = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%v: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<1x1xf32>
+  %g = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<1x1xf32>) {
+  ^bb0(%out: f32):
+    %x = tensor.extract %v[%c0] : tensor<?xf32>
+    linalg.yield %x : f32
+  } -> tensor<1x1xf32>
+  %c = tensor.cast %g : tensor<1x1xf32> to tensor<?x?xf32>
+  return %c : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 bubbles a 1 x 1 expansion above a scalar slice")
+def test_one_element_spread() -> None:
+    backend.compile_module(ONE_ELEMENT_SPREAD, "llvm-cpu")

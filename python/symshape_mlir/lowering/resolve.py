@@ -35,6 +35,7 @@ from symshape_mlir.lowering.hints import (
     shield_reshape_sizes,
     shield_slices_of_nothing,
     shield_static_casts,
+    shield_unit_broadcasts,
     tie_branch_results,
 )
 from symshape_mlir.lowering.index_builder import IndexBuilder
@@ -179,6 +180,7 @@ def resolve_module(
                 shield_empty_slice_offsets(func)
                 shield_insertions(func)
                 shield_gathered_slices(func)
+                shield_unit_broadcasts(func, facts)
                 shield_reshape_sizes(func)
         if target == "iree":
             # Once every function is lowered: a call is keyed by its callee.
