@@ -434,6 +434,19 @@ PROGRAMS: dict[str, Program] = {
         1e-4,
         scalars=("k",),
     ),
+    "ones_around_a_loop": Program(
+        "choices.mlir",
+        "ones_around_a_loop",
+        (
+            {"rows": 2, "cols": 3, "k": 0},
+            {"rows": 4, "cols": 2, "k": 2},
+            {"rows": 1, "cols": 4, "k": 3},
+            {"rows": 0, "cols": 5, "k": 1},
+        ),
+        lambda rng, b: (_normal(rng, (b["rows"], b["cols"])), np.array(b["k"], np.int64)),
+        lambda x, k: (np.full((x.size // 2, 2), int(k) + 3, np.float32),),
+        scalars=("k",),
+    ),
     # Reductions over an axis of extent 0 (empty_reductions.mlir).
     "matmul_over_no_columns": Program(
         "empty_reductions.mlir",

@@ -496,3 +496,38 @@ func.func @f(%v: tensor<?xf32>) -> tensor<?x?xf32> {
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 bubbles a 1 x 1 expansion above a scalar slice")
 def test_one_element_spread() -> None:
     backend.compile_module(ONE_ELEMENT_SPREAD, "llvm-cpu")
+
+
+# Ones reshaped at run-time sizes (IREE cannot fuse the fill across the
+# reshape and makes it a `stream.async.splat`), read before a loop, in its
+# body and after it. Partitioning the function's block, IREE clones the
+# splat into the partitions before and after the loop and leaves the
+# original, still read in the body, outside any execution region
+# (`'stream.async.splat' op : streamable op expected to be in an execution
+# region`). `symshape-resolve{target=iree}` passes such a tensor through an
+# optimization barrier for all its readers (`shield_captured_tensors`);
+# test/e2e/choices.mlir runs the shielded form.
+SPLAT_AROUND_A_LOOP = """
+func.func @f(%d0: index, %d1: index, %n: index, %k: i64) -> tensor<?x2xf32> {
+  %one = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2_i64 = arith.constant 2 : i64
+  %e = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %shape = tensor.from_elements %k, %c2_i64 : tensor<2xi64>
+  %r = tensor.reshape %f(%shape) : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x2xf32>
+  %init = arith.addf %r, %r : tensor<?x2xf32>
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<?x2xf32>) {
+    %a = arith.addf %acc, %r : tensor<?x2xf32>
+    scf.yield %a : tensor<?x2xf32>
+  }
+  %o = arith.addf %r, %s : tensor<?x2xf32>
+  return %o : tensor<?x2xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 leaves a splat read in a loop outside partitions")
+def test_splat_around_a_loop() -> None:
+    backend.compile_module(SPLAT_AROUND_A_LOOP, "llvm-cpu")

@@ -35,6 +35,7 @@ from symshape_mlir.walk import collect_ops
 __all__ = [
     "insert_upper_bound_hints",
     "merge_equal_elementwise",
+    "shield_captured_tensors",
     "shield_empty_reductions",
     "shield_empty_slice_offsets",
     "shield_gathered_slices",
@@ -245,6 +246,111 @@ def tie_branch_results(func: ir.Operation) -> int:
                     terminator.operands[i] = _behind_barrier(value, _dynamic_sizes(value))
         tied += 1
     return tied
+
+
+def _operation(owner: ir.Operation | ir.OpView) -> ir.Operation:
+    return owner.operation if isinstance(owner, ir.OpView) else owner
+
+
+def _nested_values(op: ir.Operation) -> tuple[list[ir.Operation], set[ir.Value]]:
+    """The ops nested in ``op``'s regions, and the values they and their
+    blocks define."""
+    nested = [inner for inner in collect_ops(op) if inner != op]
+    defined: set[ir.Value] = set()
+    for inner in [op, *nested]:
+        for region in inner.regions:
+            for block in region.blocks:
+                defined.update(block.arguments)
+        if inner != op:
+            defined.update(inner.results)
+    return nested, defined
+
+
+def _in_linalg(op: ir.Operation) -> bool:
+    """Whether ``op`` is in the body of a linalg op (a scalar computation)."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name.startswith("linalg."):
+            return True
+        parent = parent.parent
+    return False
+
+
+# Ops through which a fill stays one value (IREE folds them into a splat).
+_SPLAT_PRESERVING = frozenset({
+    "tensor.cast", "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape",
+    "flow.tensor.tie_shape",
+})
+
+
+def _is_fill(value: ir.Value) -> bool:
+    """Whether ``value`` is one scalar everywhere: a ``linalg.fill``, a
+    ``linalg.generic`` without inputs that yields a value from outside its
+    body, or a splat constant, possibly reshaped or cast."""
+    owner = value.owner
+    while isinstance(owner, ir.OpView) and owner.name in _SPLAT_PRESERVING:
+        owner = owner.operands[0].owner
+    if not isinstance(owner, ir.OpView):
+        return False
+    if owner.name == "linalg.fill":
+        return True
+    if owner.name == "arith.constant":
+        attr = owner.attributes["value"]
+        return isinstance(attr, ir.DenseElementsAttr) and attr.is_splat
+    if owner.name != "linalg.generic" or len(owner.operands) != len(owner.results):
+        return False
+    block = owner.regions[0].blocks[0]
+    yielded = block.operations[len(block.operations) - 1].operands[0]
+    return yielded not in list(block.arguments) and not any(
+        yielded in list(inner.results) for inner in block.operations)
+
+
+def shield_captured_tensors(func: ir.Operation) -> int:
+    """Passes each fill (`_is_fill`) that the body of a loop or branch
+    (``scf.for``, ``scf.while``, ``scf.if``) reads from outside it, and
+    that is read outside it too, through ``util.optimization_barrier`` (and
+    its sizes) right after it is made; every reader reads the barrier.
+    Returns how many tensors.
+
+    IREE 3.13 makes a fill it cannot fuse into a dispatch (one reshaped at
+    run-time sizes, say) a ``stream.async.splat``. Partitioning a block, it
+    clones a splat into each partition that reads it; where the splat is
+    read in partitions before and after a loop and also in the loop's body,
+    the original stays outside any execution region for the body's read,
+    and IREE fails (``'stream.async.splat' op : streamable op expected to be
+    in an execution region``). Behind a barrier (no copy) the splat has one
+    reader, the barrier, which IREE does not clone:
+
+    .. code-block:: mlir
+
+        %r = tensor.reshape %ones(%shape) : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x2xf32>
+        %b = "util.optimization_barrier"(%r) : (tensor<?x2xf32>) -> tensor<?x2xf32>
+        %t = "flow.tensor.tie_shape"(%b, %rows) : (tensor<?x2xf32>, index) -> tensor<?x2xf32>
+        %init = arith.addf %t, %t : tensor<?x2xf32>
+        %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<?x2xf32>) {
+          %a = arith.addf %acc, %t : tensor<?x2xf32>
+          scf.yield %a : tensor<?x2xf32>
+        }
+        %o = arith.addf %t, %s : tensor<?x2xf32>
+    """
+    shielded: set[ir.Value] = set()
+    for op in collect_ops(func, lambda op: op.name in ("scf.for", "scf.while", "scf.if")
+                          and not _in_linalg(op)):
+        nested, defined = _nested_values(op)
+        inside = set(nested)
+        for inner in nested:
+            for value in inner.operands:
+                if (value in shielded or value in defined
+                        or not isinstance(value.type, ir.RankedTensorType) or not _is_fill(value)):
+                    continue
+                readers = [_operation(use.owner) for use in value.uses]
+                if all(reader in inside for reader in readers):
+                    continue
+                with ir.InsertionPoint.after(_operation(value.owner)), op.location:
+                    copy = _behind_barrier(value, _dynamic_sizes(value))
+                _redirect(value, copy, readers)
+                shielded.add(copy)
+    return len(shielded)
 
 
 def _same_exact_shape(facts: InferenceState, a: ir.Value, b: ir.Value) -> bool:
