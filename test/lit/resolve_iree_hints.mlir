@@ -432,3 +432,26 @@ func.func @captured_fill(%a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>
   %p = arith.addf %o, %a : tensor<?xf32>
   return %p : tensor<?xf32>
 }
+
+// -----
+
+// A slice of a fill (here given a unit axis) is a fill of the slice's sizes:
+// IREE 3.13 fails to distribute the copy of such a slice at a run-time
+// offset in the fill's dispatch.
+// CHECK-LABEL: func.func @window_of_ones
+// CHECK-SAME:    (%{{[^:]*}}: index, %{{[^:]*}}: index, %[[LEN:[^:]*]]: index)
+// CHECK-NOT:     tensor.extract_slice %
+// CHECK:         %[[E:.*]] = tensor.empty(%[[LEN]]) : tensor<?x1x2xf32>
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?x1x2xf32>) -> tensor<?x1x2xf32>
+// CHECK-NOT:     tensor.extract_slice %
+// CHECK:         return %[[F]]
+func.func @window_of_ones(%n: index, %at: index, %len: index) -> tensor<?x1x2xf32> {
+  %one = arith.constant 1.0 : f32
+  %init = tensor.empty(%n) : tensor<?x2xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%init : tensor<?x2xf32>) -> tensor<?x2xf32>
+  %spread = tensor.expand_shape %ones [[0], [1, 2]] output_shape [%n, 1, 2]
+      : tensor<?x2xf32> into tensor<?x1x2xf32>
+  %window = tensor.extract_slice %spread[%at, 0, 0] [%len, 1, 2] [1, 1, 1]
+      : tensor<?x1x2xf32> to tensor<?x1x2xf32>
+  return %window : tensor<?x1x2xf32>
+}

@@ -491,6 +491,14 @@ PROGRAMS: dict[str, Program] = {
         lambda x, k: (x[int(k):],),
         scalars=("k",),
     ),
+    "window_of_ones": Program(
+        "slices.mlir",
+        "window_of_ones",
+        ({"rows": 4, "at": 1}, {"rows": 5, "at": 3}, {"rows": 6, "at": 0}, {"rows": 0, "at": 0}),
+        lambda rng, b: (_normal(rng, (b["rows"], 2)), np.array(b["at"], np.int64)),
+        lambda x, at: (np.ones((x.shape[0] // 2, 1, 2), np.float32),),
+        scalars=("at",),
+    ),
     "truncate_no_columns": Program(
         "slices.mlir",
         "truncate_no_columns",

@@ -531,3 +531,32 @@ func.func @f(%d0: index, %d1: index, %n: index, %k: i64) -> tensor<?x2xf32> {
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 leaves a splat read in a loop outside partitions")
 def test_splat_around_a_loop() -> None:
     backend.compile_module(SPLAT_AROUND_A_LOOP, "llvm-cpu")
+
+
+# A window of ones given a unit axis, at an offset read from a tensor, cast
+# to a dynamic type. IREE puts the fill and the slice into one dispatch that
+# distributes the fill but not the copy of the window into its result, and
+# fails (`'linalg.generic' op write affecting operations on global resources
+# are restricted to workgroup distributed contexts`). `symshape-resolve
+# {target=iree}` makes a slice of a fill a fill of its sizes
+# (`shield_slices_of_fills`); test/e2e/slices.mlir runs the shielded form.
+WINDOW_OF_ONES = """
+func.func @f(%n: index, %t: tensor<i64>, %len: index) -> tensor<?x?x?xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty(%n) : tensor<?x2xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%e : tensor<?x2xf32>) -> tensor<?x2xf32>
+  %spread = tensor.expand_shape %ones [[0], [1, 2]] output_shape [%n, 1, 2]
+      : tensor<?x2xf32> into tensor<?x1x2xf32>
+  %at_i64 = tensor.extract %t[] : tensor<i64>
+  %at = arith.index_cast %at_i64 : i64 to index
+  %window = tensor.extract_slice %spread[%at, 0, 0] [%len, 1, 2] [1, 1, 1]
+      : tensor<?x1x2xf32> to tensor<?x1x2xf32>
+  %r = tensor.cast %window : tensor<?x1x2xf32> to tensor<?x?x?xf32>
+  return %r : tensor<?x?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 leaves a window of ones undistributed")
+def test_window_of_ones() -> None:
+    backend.compile_module(WINDOW_OF_ONES, "llvm-cpu")

@@ -25,7 +25,7 @@ emitted for bounds inference proved.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, scf, tensor
+from mlir.dialects import arith, linalg, scf, tensor
 
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.generics import generic_from_body
@@ -42,6 +42,7 @@ __all__ = [
     "shield_insertions",
     "shield_loop_inits",
     "shield_reshape_sizes",
+    "shield_slices_of_fills",
     "shield_slices_of_nothing",
     "shield_static_casts",
     "shield_unit_broadcasts",
@@ -283,26 +284,38 @@ _SPLAT_PRESERVING = frozenset({
 })
 
 
-def _is_fill(value: ir.Value) -> bool:
-    """Whether ``value`` is one scalar everywhere: a ``linalg.fill``, a
-    ``linalg.generic`` without inputs that yields a value from outside its
-    body, or a splat constant, possibly reshaped or cast."""
+def _fill_scalar(value: ir.Value) -> ir.Value | None:
+    """The scalar ``value`` holds everywhere, possibly reshaped or cast: the
+    input of a ``linalg.fill``, or what a ``linalg.generic`` without inputs
+    yields from outside its body or reads (``tensor.extract``) from such a
+    tensor (a gather from a fill). None for anything else."""
     owner = value.owner
     while isinstance(owner, ir.OpView) and owner.name in _SPLAT_PRESERVING:
         owner = owner.operands[0].owner
     if not isinstance(owner, ir.OpView):
-        return False
+        return None
     if owner.name == "linalg.fill":
-        return True
-    if owner.name == "arith.constant":
-        attr = owner.attributes["value"]
-        return isinstance(attr, ir.DenseElementsAttr) and attr.is_splat
+        return owner.operands[0]
     if owner.name != "linalg.generic" or len(owner.operands) != len(owner.results):
-        return False
+        return None
     block = owner.regions[0].blocks[0]
     yielded = block.operations[len(block.operations) - 1].operands[0]
-    return yielded not in list(block.arguments) and not any(
-        yielded in list(inner.results) for inner in block.operations)
+    made = yielded.owner
+    if isinstance(made, ir.Block):
+        return None if made == block else yielded
+    if made.operation.parent != owner.operation:
+        return yielded
+    return _fill_scalar(made.operands[0]) if made.name == "tensor.extract" else None
+
+
+def _is_fill(value: ir.Value) -> bool:
+    """Whether ``value`` is one scalar everywhere (`_fill_scalar`, or a
+    splat constant)."""
+    owner = value.owner
+    if isinstance(owner, ir.OpView) and owner.name == "arith.constant":
+        attr = owner.attributes["value"]
+        return isinstance(attr, ir.DenseElementsAttr) and attr.is_splat
+    return _fill_scalar(value) is not None
 
 
 def shield_captured_tensors(func: ir.Operation) -> int:
@@ -718,6 +731,44 @@ def shield_slices_of_nothing(func: ir.Operation) -> int:
                 "tensor.empty", results=[op.results[0].type],
                 operands=[op.operands[at] for _, at in sizes if at is not None]).result
         op.results[0].replace_all_uses_with(empty)
+        op.erase()
+    return len(slices)
+
+
+def shield_slices_of_fills(func: ir.Operation) -> int:
+    """Replaces each ``tensor.extract_slice`` of a fill (`_fill_scalar`:
+    possibly reshaped, or a gather from a fill) by a fill of its sizes;
+    returns how many.
+
+    IREE 3.13 puts a fill and a slice of it at a run-time offset it reads
+    from a tensor into one dispatch; where a reshape added a unit axis to the
+    fill, the dispatch distributes the fill but not the copy of the slice
+    into its result, and fails (``'linalg.generic' op write affecting
+    operations on global resources are restricted to workgroup distributed
+    contexts``). A slice of a fill is a fill:
+
+    .. code-block:: mlir
+
+        %f = linalg.fill ins(%one : f32) outs(%e : tensor<?x2xf32>) -> tensor<?x2xf32>
+        %x = tensor.expand_shape %f [[0], [1, 2]] output_shape [%n, 1, 2]
+            : tensor<?x2xf32> into tensor<?x1x2xf32>
+        %s = tensor.extract_slice %x[%off, 0, 0] [%len, 1, 2] [1, 1, 1]
+            : tensor<?x1x2xf32> to tensor<?x1x2xf32>
+        // becomes:
+        %e2 = tensor.empty(%len) : tensor<?x1x2xf32>
+        %s = linalg.fill ins(%one : f32) outs(%e2 : tensor<?x1x2xf32>) -> tensor<?x1x2xf32>
+    """
+    slices = collect_ops(func, lambda op: op.name == "tensor.extract_slice"
+                         and _fill_scalar(op.operands[0]) is not None)
+    for op in slices:
+        scalar = _fill_scalar(op.operands[0])
+        _, sizes, _ = _slice_parameters(op)
+        with ir.InsertionPoint(op), op.location:
+            empty = ir.Operation.create(
+                "tensor.empty", results=[op.results[0].type],
+                operands=[op.operands[at] for _, at in sizes if at is not None]).result
+            filled = linalg.fill(scalar, outs=[empty])
+        op.results[0].replace_all_uses_with(filled)
         op.erase()
     return len(slices)
 

@@ -33,6 +33,7 @@ from symshape_mlir.lowering.hints import (
     shield_insertions,
     shield_loop_inits,
     shield_reshape_sizes,
+    shield_slices_of_fills,
     shield_slices_of_nothing,
     shield_static_casts,
     shield_unit_broadcasts,
@@ -178,6 +179,7 @@ def resolve_module(
                 tie_branch_results(func)
                 shield_captured_tensors(func)
                 shield_slices_of_nothing(func)
+                shield_slices_of_fills(func)
                 shield_empty_slice_offsets(func)
                 shield_insertions(func)
                 shield_gathered_slices(func)
