@@ -455,3 +455,35 @@ func.func @window_of_ones(%n: index, %at: index, %len: index) -> tensor<?x1x2xf3
       : tensor<?x1x2xf32> to tensor<?x1x2xf32>
   return %window : tensor<?x1x2xf32>
 }
+
+// -----
+
+// The same over `b // 2` columns, `b` the bound of a one-element slice:
+// inference knows only a bound, but the lowered sizes fold to 0 (as they do
+// in IREE), so the lowered reduction's uses get its init.
+// CHECK-LABEL: func.func @sum_over_half_a_bound
+// CHECK:         %[[Z:.*]] = linalg.fill
+// CHECK:         linalg.reduce
+// CHECK:         return %[[Z]] : tensor<?xf32>
+func.func @sum_over_half_a_bound(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, n]>},
+                                 %v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>})
+    -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %r = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %one = tensor.extract_slice %v[0] [%c1] [1] : tensor<?xf32> to tensor<?xf32>
+  %b = symshape.bound %one, 0 : tensor<?xf32>
+  %bi = symshape.to_index %b
+  %k = arith.floordivsi %bi, %c2 : index
+  %a = tensor.extract_slice %x[0, 0] [%r, %k] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %e = tensor.empty(%r) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.reduce ins(%a : tensor<?x?xf32>) outs(%z : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %t = arith.addf %in, %acc : f32
+      linalg.yield %t : f32
+    }
+  return %s : tensor<?xf32>
+}

@@ -462,6 +462,13 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["r"], b["n"])), _normal(rng, (1, b["n"]))),
         lambda x, y: (x[:, : y.shape[0] // 2].sum(axis=1),),
     ),
+    "sum_over_half_a_bound": Program(
+        "empty_reductions.mlir",
+        "sum_over_half_a_bound",
+        ({"r": 3, "n": 4}, {"r": 2, "n": 1}, {"r": 0, "n": 3}),
+        lambda rng, b: (_normal(rng, (b["r"], b["n"])), _normal(rng, (b["n"],))),
+        lambda x, v: (np.zeros(x.shape[0], np.float32),),
+    ),
     # One element spread over a 1 x 1 tensor (unit_broadcasts.mlir).
     "spread_one_element": Program(
         "unit_broadcasts.mlir",

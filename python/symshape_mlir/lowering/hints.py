@@ -24,6 +24,8 @@ emitted for bounds inference proved.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mlir import ir
 from mlir.dialects import arith, linalg, scf, tensor
 
@@ -433,15 +435,83 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
     return shielded
 
 
-def _has_empty_axis(facts: InferenceState, value: ir.Value) -> bool:
-    """Whether ``value`` is a tensor with an axis of extent 0 (static, or a
-    constant 0 inference found: exact or an upper bound, extents being
-    nonnegative)."""
+def _truncating_div(a: int, b: int) -> int:
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+# Index arithmetic upstream folds when its operands are constants.
+_FOLDS: dict[str, Callable[[int, int], int]] = {
+    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b, "arith.floordivsi": lambda a, b: a // b,
+    "arith.divsi": _truncating_div, "arith.minsi": min, "arith.maxsi": max,
+}
+
+
+def _folded(value: ir.Value) -> int | None:
+    """The constant ``value`` folds to (index arithmetic on constants, or
+    the ``tensor.dim`` of an extent that folds), or None. Nothing folds
+    through ``util.optimization_barrier``, for IREE either."""
+    owner = value.owner
+    if not isinstance(owner, ir.OpView):
+        return None
+    if owner.name == "arith.constant":
+        attr = owner.attributes["value"]
+        return int(ir.IntegerAttr(attr).value) if isinstance(attr, ir.IntegerAttr) else None
+    if owner.name == "arith.index_cast":
+        return _folded(owner.operands[0])
+    if owner.name == "tensor.dim":
+        axis = _folded(owner.operands[1])
+        return None if axis is None else _folded_extent(owner.operands[0], axis)
+    if owner.name not in _FOLDS:
+        return None
+    a, b = (_folded(operand) for operand in owner.operands)
+    if a is None or b is None or (b == 0 and "div" in owner.name):
+        return None
+    return _FOLDS[owner.name](a, b)
+
+
+# Ops with one size operand per dynamic result axis, from this operand on.
+_SIZES_FROM = {"tensor.empty": 0, "tensor.expand_shape": 1, "flow.tensor.tie_shape": 1}
+
+
+def _folded_extent(value: ir.Value, axis: int) -> int | None:
+    """The extent of ``value`` on ``axis`` if it is static or its size
+    folds (`_folded`): the size operand of a ``tensor.empty``, reshape or
+    same-rank slice, or a linalg op's init through casts and ties."""
+    if not isinstance(value.type, ir.RankedTensorType):
+        return None
+    type_ = ir.RankedTensorType(value.type)
+    if not type_.is_dynamic_dim(axis):
+        return type_.get_dim_size(axis)
+    owner = value.owner
+    if not isinstance(owner, ir.OpView):
+        return None
+    if owner.name == "tensor.cast":
+        return _folded_extent(owner.operands[0], axis)
+    if owner.name.startswith("linalg.") and len(owner.results) == 1:
+        return _folded_extent(owner.operands[len(owner.operands) - 1], axis)
+    first = _SIZES_FROM.get(owner.name)
+    if first is not None:
+        at = first + sum(type_.is_dynamic_dim(a) for a in range(axis))
+        return _folded(owner.operands[at])
+    if owner.name == "tensor.extract_slice" and (
+            ir.RankedTensorType(owner.operands[0].type).rank == type_.rank):
+        static, at = _slice_parameters(owner)[1][axis]
+        return static if at is None else _folded(owner.operands[at])
+    return None
+
+
+def _has_empty_axis(facts: InferenceState | None, value: ir.Value) -> bool:
+    """Whether ``value`` is a tensor with an axis of extent 0: static, a
+    size that folds to 0 (`_folded_extent`), or (with ``facts``) a constant
+    0 inference found, exact or an upper bound (extents are nonnegative)."""
     if not isinstance(value.type, ir.RankedTensorType):
         return False
-    if 0 in ir.RankedTensorType(value.type).shape:
+    rank = ir.RankedTensorType(value.type).rank
+    if any(_folded_extent(value, axis) == 0 for axis in range(rank)):
         return True
-    shape = facts.defined_facts(value).shape or ()
+    shape = facts.defined_facts(value).shape or () if facts is not None else ()
     return any(extent.expr is not None and extent.expr.const_value == 0 for extent in shape)
 
 
@@ -460,10 +530,12 @@ def _indexes_by_loops(op: ir.Operation) -> bool:
                for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
 
 
-def shield_empty_reductions(func: ir.Operation, facts: InferenceState) -> int:
+def shield_empty_reductions(func: ir.Operation, facts: InferenceState | None) -> int:
     """Gives the uses of each linalg op with an input of extent 0 its inits
     instead; returns how many ops. Each operand axis of such an op is one of
     its loops, so its body never runs and it returns its inits unchanged.
+    Run before lowering with ``facts``, and after it without (extents the
+    lowered sizes fold to: a bound's value, say, floor-divided to 0).
 
     IREE 3.13 crashes naming a dispatch that holds a loop of extent 0 once
     it sees the 0 (``AnnotateDispatches`` weighs an op by the product of its
@@ -488,7 +560,8 @@ def shield_empty_reductions(func: ir.Operation, facts: InferenceState) -> int:
         operands = list(op.operands)
         inputs, inits = (operands[:len(operands) - len(op.results)],
                          operands[len(operands) - len(op.results):])
-        if not any(_has_empty_axis(facts, value) for value in inputs):
+        if not any(list(result.uses) for result in op.results) or not any(
+                _has_empty_axis(facts, value) for value in inputs):
             continue
         for result, init in zip(op.results, inits, strict=True):
             result.replace_all_uses_with(init)

@@ -180,6 +180,7 @@ def resolve_module(
                 shield_captured_tensors(func)
                 shield_slices_of_nothing(func)
                 shield_slices_of_fills(func)
+                shield_empty_reductions(func, None)
                 shield_empty_slice_offsets(func)
                 shield_insertions(func)
                 shield_gathered_slices(func)
