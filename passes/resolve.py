@@ -31,9 +31,9 @@ class Resolve(ModulePass):
     ``flow.tensor.tie_shape`` hints (IREE ops, in generic form), and the
     forms IREE 3.13 is known to miscompile are shielded with
     ``util.optimization_barrier``, ``flow.tensor.tie_shape`` or ``scf.if``
-    (checked casts, loop starts, tensor selects and branch results,
-    gathered slices, empty slices at the end of an axis, reshape sizes,
-    broadcasts over extents of 1, fills read in loop bodies); insertions
+    (checked casts, loop starts, tensor selects, gathered slices, empty
+    slices at the end of an axis, reshape sizes, broadcasts over extents of
+    1, fills read in loop bodies); insertions
     become out-of-place ``linalg.generic`` ops, reductions over an empty
     axis give their inits, slices of empty tensors and of fills become
     ``tensor.empty`` and fills, and equal elementwise tensors are merged

@@ -54,8 +54,7 @@ func.func @checked_cast(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}
 // operand whichever is chosen, and canonicalize folds an scf.if yielding
 // values from outside into such a select. The select becomes an scf.if, and
 // every dynamic tensor an scf.if yields is tied to its own sizes inside the
-// branch. Arguments (and views of them) are yielded as they are: IREE
-// returned null buffers for them behind barriers.
+// branch.
 // CHECK-LABEL: func.func @choose
 // CHECK-SAME:    (%[[C:[^:]*]]: i1, %[[A:[^:]*]]: tensor<?xf32>, %[[B:[^:]*]]: tensor<?xf32>)
 // CHECK-NOT:     arith.select
@@ -482,30 +481,4 @@ func.func @sum_over_half_a_bound(%x: tensor<?x?xf32> {symshape.axes = #symshape.
       linalg.yield %t : f32
     }
   return %s : tensor<?xf32>
-}
-
-// -----
-
-// A computed tensor a branch yields goes through a barrier too: tied alone,
-// IREE folds the scf.if into a select of stream resources between the
-// dispatch making %two and one reading the choice, which stream
-// partitioning rejects (circular dependency).
-// CHECK-LABEL: func.func @branch_of_a_sum
-// CHECK:         %[[TWO:.*]] = arith.addf
-// CHECK:         scf.if %{{.*}} -> (tensor<?xf32>) {
-// CHECK-NOT:       util.optimization_barrier
-// CHECK:           scf.yield
-// CHECK:         } else {
-// CHECK:           %[[B:.*]] = "util.optimization_barrier"(%[[TWO]]) : (tensor<?xf32>) -> tensor<?xf32>
-// CHECK:           %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}}) : (tensor<?xf32>, index) -> tensor<?xf32>
-// CHECK:           scf.yield %[[T]] : tensor<?xf32>
-func.func @branch_of_a_sum(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
-                           %b: tensor<?xf32> {symshape.axes = #symshape.shape<[m]>}) -> tensor<?xf32> {
-  %two = arith.addf %b, %b : tensor<?xf32>
-  %r = scf.if %c -> (tensor<?xf32>) {
-    scf.yield %a : tensor<?xf32>
-  } else {
-    scf.yield %two : tensor<?xf32>
-  }
-  return %r : tensor<?xf32>
 }

@@ -98,14 +98,14 @@ def test_select_of_dynamic_tensors() -> None:
 
 
 # A matmul of a branch's choice between %x and 2 * %y by 2 * %y, each branch
-# tying its tensor to its sizes (what `tie_branch_results` emitted without
-# barriers). IREE drops the ties once tensors are stream resources and folds
-# the scf.if into `arith.select` ops on the resources; stream partitioning
-# puts the dispatch of 2 * %y and the matmul's in one partition with the
-# select between them and fails (`circular dependency: input operation
-# uses partition output`). `symshape-resolve{target=iree}` yields each
-# computed tensor through an optimization barrier (below, why not arguments
-# and views of them); test/e2e/choices.mlir runs the shielded form.
+# tying its tensor to its sizes (what `tie_branch_results` emits). IREE
+# drops the ties once tensors are stream resources and folds the scf.if
+# into `arith.select` ops on the resources; stream partitioning puts the
+# dispatch of 2 * %y and the matmul's in one partition with the select
+# between them and fails (`circular dependency: input operation uses
+# partition output`). Not shielded: a barrier in the branches keeps the
+# scf.if, but IREE then returned null buffers or bound none for some
+# programs with branches (below).
 BRANCH_FOLDED_INTO_A_PARTITION = """
 func.func @f(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %c: i1) -> tensor<?x?xf32> {
   %zero = arith.constant 0.0 : f32
@@ -141,10 +141,10 @@ def test_branch_folded_into_a_partition() -> None:
     backend.compile_module(BRANCH_FOLDED_INTO_A_PARTITION, "llvm-cpu")
 
 
-# What `tie_branch_results` leaves out: a branch choosing a reshaped
-# argument through a barrier, and a second branch choosing the first's
-# choice through one. IREE returns a null buffer (`ref is null` creating
-# the result's buffer view); without barriers it is right.
+# Why `tie_branch_results` puts no barrier in branches: a branch choosing a
+# reshaped argument through a barrier, and a second branch choosing the
+# first's choice through one. IREE returns a null buffer (`ref is null`
+# creating the result's buffer view); without barriers it is right.
 BRANCHES_OF_BRANCHES_BEHIND_BARRIERS = """
 func.func @f(%y: tensor<?x?xf32>, %k: tensor<i64>)
     -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {

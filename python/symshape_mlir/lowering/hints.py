@@ -204,26 +204,13 @@ def tie_branch_results(func: ir.Operation) -> int:
     Upstream ``canonicalize`` makes such selects from an ``scf.if`` whose
     branches yield values defined outside it. So each such select becomes an
     ``scf.if``, and each dynamic tensor an ``scf.if`` yields is tied to its
-    own sizes inside the branch, which the fold does not apply to.
-
-    A tie alone is not enough: IREE drops it once tensors are stream
-    resources, and then folds the ``scf.if`` into ``arith.select`` ops on
-    the resources and their sizes. Stream partitioning puts the dispatch
-    that makes a chosen tensor and a dispatch that reads the choice in one
-    partition, with the select (no stream op) between them, and fails
-    (``circular dependency: input operation uses partition output``). So
-    each branch yields its tensor through ``util.optimization_barrier``,
-    which is no copy and stays in the branch (one branch with a barrier
-    keeps the ``scf.if``). Not a block argument or a view or copy of one,
-    nor where another branch yields the ``scf.if``'s result: with such
-    barriers IREE returned a null buffer (``ref is null``):
+    own sizes inside the branch, which the fold does not apply to:
 
     .. code-block:: mlir
 
         %r = scf.if %c -> (tensor<?xf32>) {
           %d = tensor.dim %a, %c0 : tensor<?xf32>
-          %b = "util.optimization_barrier"(%a) : (tensor<?xf32>) -> tensor<?xf32>
-          %t = "flow.tensor.tie_shape"(%b, %d) : (tensor<?xf32>, index) -> tensor<?xf32>
+          %t = "flow.tensor.tie_shape"(%a, %d) : (tensor<?xf32>, index) -> tensor<?xf32>
           scf.yield %t : tensor<?xf32>
         } else { ... }
     """
@@ -244,40 +231,14 @@ def tie_branch_results(func: ir.Operation) -> int:
         dynamic = [i for i, result in enumerate(op.results) if _is_dynamic_tensor(result.type)]
         if not dynamic:
             continue
-        opaque = not _yielded_by_a_branch(op)
         for region in op.regions:
             terminator = region.blocks[0].operations[-1]
             with ir.InsertionPoint(terminator), terminator.location:
                 for i in dynamic:
                     value = terminator.operands[i]
-                    sizes = _dynamic_sizes(value)
-                    terminator.operands[i] = (
-                        _behind_barrier(value, sizes)
-                        if opaque and not _views_an_argument(value) else _tie_shape(value, sizes))
+                    terminator.operands[i] = _tie_shape(value, _dynamic_sizes(value))
         tied += 1
     return tied
-
-
-# Ops whose result IREE may give their first operand's buffer.
-_VIEWS = frozenset({
-    "tensor.cast", "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape",
-    "tensor.extract_slice", "flow.tensor.tie_shape", "util.optimization_barrier", "linalg.copy",
-})
-
-
-def _views_an_argument(value: ir.Value) -> bool:
-    """Whether ``value`` is a block argument, or a view or copy of one."""
-    owner = value.owner
-    while isinstance(owner, ir.OpView) and owner.name in _VIEWS:
-        owner = owner.operands[0].owner
-    return isinstance(owner, ir.Block)
-
-
-def _yielded_by_a_branch(op: ir.Operation) -> bool:
-    """Whether a result of ``op`` is what a branch of an ``scf.if`` yields."""
-    return any(_operation(use.owner).name == "scf.yield"
-               and _operation(use.owner).parent.name == "scf.if"
-               for result in op.results for use in result.uses)
 
 
 def _operation(owner: ir.Operation | ir.OpView) -> ir.Operation:
