@@ -32,9 +32,12 @@ class Resolve(ModulePass):
     forms IREE 3.13 is known to miscompile are shielded with
     ``util.optimization_barrier``, ``flow.tensor.tie_shape`` or ``scf.if``
     (checked casts, loop starts, tensor selects, gathered slices, empty
-    slices at the end of an axis, reshape sizes); insertions become
-    out-of-place ``linalg.generic`` ops and equal elementwise tensors are
-    merged (see :mod:`symshape_mlir.lowering.hints`).
+    slices at the end of an axis, reshape sizes, broadcasts over extents of
+    1, fills read in loop bodies); insertions
+    become out-of-place ``linalg.generic`` ops, reductions over an empty
+    axis give their inits, slices of empty tensors and of fills become
+    ``tensor.empty`` and fills, and equal elementwise tensors are merged
+    (see :mod:`symshape_mlir.lowering.hints`).
 
     Before::
 

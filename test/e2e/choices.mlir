@@ -2,8 +2,9 @@
 // from a slice while another result copies the whole input, an insertion
 // into a tensor a loop starts from, two insertions into copies that CSE
 // makes one, equal sums beside their operand, a loop adding a slice at a
-// run-time offset, and a matmul of a choice by one of the tensors chosen
-// from: IREE 3.13 miscompiles or rejects each in plain upstream form
+// run-time offset, and reshaped ones read before, in and after a loop: IREE
+// 3.13
+// miscompiles or rejects each in plain upstream form
 // (symshape-resolve{target=iree} shields them; see
 // python/symshape_mlir/lowering/hints.py).
 // Reference: `x if k > 0 else y` for @choose and @branch; `y` and
@@ -12,8 +13,8 @@
 // first row, `y` with `b` over its last row and `(k + 1) * y` for
 // @inserts_into_one_copy; `2 * v`, `3 * v` and `3 * v` for
 // @sums_beside_their_operand; `(k + 1) * y[at : at + rows // 2]` for
-// @loop_over_offset_slice; `(x if k > 0 else 2 * y) @ (2 * y)` for
-// @choose_into_matmul.
+// @loop_over_offset_slice; `full((rows * cols // 2, 2), k + 3)` for
+// @ones_around_a_loop.
 
 // A scalar-condition select: the whole of %x or the whole of %y.
 func.func @choose(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -190,29 +191,31 @@ func.func @loop_over_offset_slice(%y: tensor<?x2xf32> {symshape.axes = #symshape
   return %sum : tensor<?x2xf32>
 }
 
-// A matmul of a choice between %x and 2 * %y by 2 * %y (a square %y; IREE
-// once put the select it made of the branch between the dispatch of 2 * %y
-// and the matmul's, in one partition).
-func.func @choose_into_matmul(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[n, m]>},
-                              %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[m, m]>},
-                              %k: tensor<i64>) -> tensor<?x?xf32> {
-  %zero = arith.constant 0 : i64
-  %f0 = arith.constant 0.0 : f32
+// Ones reshaped into pairs at run-time sizes (IREE makes them a splat), read
+// before a loop, in its body and after it.
+func.func @ones_around_a_loop(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[rows, cols]>},
+                              %k: tensor<i64>) -> tensor<?x2xf32> {
+  %one = arith.constant 1.0 : f32
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %twice = arith.addf %y, %y : tensor<?x?xf32>
-  %kv = tensor.extract %k[] : tensor<i64>
-  %c = arith.cmpi sgt, %kv, %zero : i64
-  %lhs = scf.if %c -> (tensor<?x?xf32>) {
-    scf.yield %x : tensor<?x?xf32>
-  } else {
-    scf.yield %twice : tensor<?x?xf32>
-  }
-  %rows = tensor.dim %lhs, %c0 : tensor<?x?xf32>
-  %cols = tensor.dim %y, %c1 : tensor<?x?xf32>
+  %c2 = arith.constant 2 : index
+  %rows = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %x, %c1 : tensor<?x?xf32>
   %init = tensor.empty(%rows, %cols) : tensor<?x?xf32>
-  %zeros = linalg.fill ins(%f0 : f32) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
-  %mm = linalg.matmul ins(%lhs, %twice : tensor<?x?xf32>, tensor<?x?xf32>)
-      outs(%zeros : tensor<?x?xf32>) -> tensor<?x?xf32>
-  return %mm : tensor<?x?xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %numel = arith.muli %rows, %cols : index
+  %half = arith.divsi %numel, %c2 : index
+  %h64 = arith.index_cast %half : index to i64
+  %two64 = arith.index_cast %c2 : index to i64
+  %shape = tensor.from_elements %h64, %two64 : tensor<2xi64>
+  %pairs = tensor.reshape %ones(%shape) : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x2xf32>
+  %start = arith.addf %pairs, %pairs : tensor<?x2xf32>
+  %kv = tensor.extract %k[] : tensor<i64>
+  %trips = arith.index_cast %kv : i64 to index
+  %sum = scf.for %i = %c0 to %trips step %c1 iter_args(%acc = %start) -> (tensor<?x2xf32>) {
+    %next = arith.addf %acc, %pairs : tensor<?x2xf32>
+    scf.yield %next : tensor<?x2xf32>
+  }
+  %total = arith.addf %pairs, %sum : tensor<?x2xf32>
+  return %total : tensor<?x2xf32>
 }

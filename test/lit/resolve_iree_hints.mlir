@@ -54,20 +54,17 @@ func.func @checked_cast(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}
 // operand whichever is chosen, and canonicalize folds an scf.if yielding
 // values from outside into such a select. The select becomes an scf.if, and
 // every dynamic tensor an scf.if yields is tied to its own sizes inside the
-// branch, behind a barrier (without it IREE folds the branch into a select
-// of stream resources, which stream partitioning rejects).
+// branch.
 // CHECK-LABEL: func.func @choose
 // CHECK-SAME:    (%[[C:[^:]*]]: i1, %[[A:[^:]*]]: tensor<?xf32>, %[[B:[^:]*]]: tensor<?xf32>)
 // CHECK-NOT:     arith.select
 // CHECK:         %[[R:.*]] = scf.if %[[C]] -> (tensor<?xf32>) {
 // CHECK:           %[[DA:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?xf32>
-// CHECK:           %[[BA:.*]] = "util.optimization_barrier"(%[[A]]) : (tensor<?xf32>) -> tensor<?xf32>
-// CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"(%[[BA]], %[[DA]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"(%[[A]], %[[DA]]) : (tensor<?xf32>, index) -> tensor<?xf32>
 // CHECK:           scf.yield %[[TA]] : tensor<?xf32>
 // CHECK:         } else {
 // CHECK:           %[[DB:.*]] = tensor.dim %[[B]], %{{.*}} : tensor<?xf32>
-// CHECK:           %[[BB:.*]] = "util.optimization_barrier"(%[[B]]) : (tensor<?xf32>) -> tensor<?xf32>
-// CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"(%[[BB]], %[[DB]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"(%[[B]], %[[DB]]) : (tensor<?xf32>, index) -> tensor<?xf32>
 // CHECK:           scf.yield %[[TB]] : tensor<?xf32>
 // CHECK:         return %[[R]]
 func.func @choose(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -91,11 +88,9 @@ func.func @choose_static(%c: i1, %a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor
 
 // CHECK-LABEL: func.func @branch
 // CHECK:         scf.if %{{.*}} -> (tensor<?xf32>) {
-// CHECK:           "util.optimization_barrier"
 // CHECK:           %[[TA:.*]] = "flow.tensor.tie_shape"
 // CHECK:           scf.yield %[[TA]] : tensor<?xf32>
 // CHECK:         } else {
-// CHECK:           "util.optimization_barrier"
 // CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"
 // CHECK:           scf.yield %[[TB]] : tensor<?xf32>
 func.func @branch(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -395,4 +390,95 @@ func.func @spread_one_element_static(%v: tensor<?xf32> {symshape.axes = #symshap
   %b = symshape.broadcast_in_dim %v dims [1] to [1, 1]
       : (tensor<?xf32>) -> tensor<1x1xf32>
   return %b : tensor<1x1xf32>
+}
+
+// -----
+
+// A fill a loop body reads from outside and that is read outside the loop
+// too: IREE 3.13 clones the splat it makes of it into the partitions around
+// the loop and leaves the original, read in the body, outside any. Every
+// reader reads it through a barrier made right after it; other tensors (%a)
+// are read as they are.
+// CHECK-LABEL: func.func @captured_fill
+// CHECK-SAME:    (%[[A:[^:]*]]: tensor<?xf32>, %[[K:[^:]*]]: index)
+// CHECK:         %[[ONES:.*]] = linalg.fill
+// CHECK:         %[[D:.*]] = tensor.dim %[[ONES]], %{{.*}} : tensor<?xf32>
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[ONES]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %[[D]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:         scf.for
+// CHECK:           %[[S:.*]] = arith.addf %{{.*}}, %[[T]] : tensor<?xf32>
+// CHECK:           arith.addf %[[S]], %[[A]] : tensor<?xf32>
+// CHECK:         %[[O:.*]] = arith.addf %{{.*}}, %[[T]] : tensor<?xf32>
+// CHECK:         %[[P:.*]] = arith.addf %[[O]], %[[A]] : tensor<?xf32>
+// CHECK:         return %[[P]]
+func.func @captured_fill(%a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: index) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = scf.for %i = %c0 to %k step %c1 iter_args(%acc = %a) -> (tensor<?xf32>) {
+    %s = arith.addf %acc, %ones : tensor<?xf32>
+    %t = arith.addf %s, %a : tensor<?xf32>
+    scf.yield %t : tensor<?xf32>
+  }
+  %o = arith.addf %r, %ones : tensor<?xf32>
+  %p = arith.addf %o, %a : tensor<?xf32>
+  return %p : tensor<?xf32>
+}
+
+// -----
+
+// A slice of a fill (here given a unit axis) is a fill of the slice's sizes:
+// IREE 3.13 fails to distribute the copy of such a slice at a run-time
+// offset in the fill's dispatch.
+// CHECK-LABEL: func.func @window_of_ones
+// CHECK-SAME:    (%{{[^:]*}}: index, %{{[^:]*}}: index, %[[LEN:[^:]*]]: index)
+// CHECK-NOT:     tensor.extract_slice %
+// CHECK:         %[[E:.*]] = tensor.empty(%[[LEN]]) : tensor<?x1x2xf32>
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?x1x2xf32>) -> tensor<?x1x2xf32>
+// CHECK-NOT:     tensor.extract_slice %
+// CHECK:         return %[[F]]
+func.func @window_of_ones(%n: index, %at: index, %len: index) -> tensor<?x1x2xf32> {
+  %one = arith.constant 1.0 : f32
+  %init = tensor.empty(%n) : tensor<?x2xf32>
+  %ones = linalg.fill ins(%one : f32) outs(%init : tensor<?x2xf32>) -> tensor<?x2xf32>
+  %spread = tensor.expand_shape %ones [[0], [1, 2]] output_shape [%n, 1, 2]
+      : tensor<?x2xf32> into tensor<?x1x2xf32>
+  %window = tensor.extract_slice %spread[%at, 0, 0] [%len, 1, 2] [1, 1, 1]
+      : tensor<?x1x2xf32> to tensor<?x1x2xf32>
+  return %window : tensor<?x1x2xf32>
+}
+
+// -----
+
+// The same over `b // 2` columns, `b` the bound of a one-element slice:
+// inference knows only a bound, but the lowered sizes fold to 0 (as they do
+// in IREE), so the lowered reduction's uses get its init.
+// CHECK-LABEL: func.func @sum_over_half_a_bound
+// CHECK:         %[[Z:.*]] = linalg.fill
+// CHECK:         linalg.reduce
+// CHECK:         return %[[Z]] : tensor<?xf32>
+func.func @sum_over_half_a_bound(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, n]>},
+                                 %v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>})
+    -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %r = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %one = tensor.extract_slice %v[0] [%c1] [1] : tensor<?xf32> to tensor<?xf32>
+  %b = symshape.bound %one, 0 : tensor<?xf32>
+  %bi = symshape.to_index %b
+  %k = arith.floordivsi %bi, %c2 : index
+  %a = tensor.extract_slice %x[0, 0] [%r, %k] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %e = tensor.empty(%r) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.reduce ins(%a : tensor<?x?xf32>) outs(%z : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %t = arith.addf %in, %acc : f32
+      linalg.yield %t : f32
+    }
+  return %s : tensor<?xf32>
 }

@@ -416,22 +416,17 @@ PROGRAMS: dict[str, Program] = {
         lambda y, at, k: ((int(k) + 1) * y[int(at) : int(at) + y.shape[0] // 2],),
         scalars=("at", "k"),
     ),
-    "choose_into_matmul": Program(
+    "ones_around_a_loop": Program(
         "choices.mlir",
-        "choose_into_matmul",
+        "ones_around_a_loop",
         (
-            {"n": 2, "m": 3, "k": 1},
-            {"n": 2, "m": 3, "k": 0},
-            {"n": 4, "m": 0, "k": 1},
-            {"n": 0, "m": 2, "k": 0},
+            {"rows": 2, "cols": 3, "k": 0},
+            {"rows": 4, "cols": 2, "k": 2},
+            {"rows": 1, "cols": 4, "k": 3},
+            {"rows": 0, "cols": 5, "k": 1},
         ),
-        lambda rng, b: (
-            _normal(rng, (b["n"], b["m"])),
-            _normal(rng, (b["m"], b["m"])),
-            np.array(b["k"], np.int64),
-        ),
-        lambda x, y, k: ((x if k > 0 else 2 * y) @ (2 * y),),
-        1e-4,
+        lambda rng, b: (_normal(rng, (b["rows"], b["cols"])), np.array(b["k"], np.int64)),
+        lambda x, k: (np.full((x.size // 2, 2), int(k) + 3, np.float32),),
         scalars=("k",),
     ),
     # Reductions over an axis of extent 0 (empty_reductions.mlir).
@@ -448,6 +443,13 @@ PROGRAMS: dict[str, Program] = {
         ({"r": 3, "n": 4}, {"r": 2, "n": 1}, {"r": 0, "n": 3}),
         lambda rng, b: (_normal(rng, (b["r"], b["n"])), _normal(rng, (1, b["n"]))),
         lambda x, y: (x[:, : y.shape[0] // 2].sum(axis=1),),
+    ),
+    "sum_over_half_a_bound": Program(
+        "empty_reductions.mlir",
+        "sum_over_half_a_bound",
+        ({"r": 3, "n": 4}, {"r": 2, "n": 1}, {"r": 0, "n": 3}),
+        lambda rng, b: (_normal(rng, (b["r"], b["n"])), _normal(rng, (b["n"],))),
+        lambda x, v: (np.zeros(x.shape[0], np.float32),),
     ),
     # One element spread over a 1 x 1 tensor (unit_broadcasts.mlir).
     "spread_one_element": Program(
@@ -477,6 +479,14 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (3, b["n"])), np.array(b["k"], np.int64)),
         lambda x, k: (x[int(k):],),
         scalars=("k",),
+    ),
+    "window_of_ones": Program(
+        "slices.mlir",
+        "window_of_ones",
+        ({"rows": 4, "at": 1}, {"rows": 5, "at": 3}, {"rows": 6, "at": 0}, {"rows": 0, "at": 0}),
+        lambda rng, b: (_normal(rng, (b["rows"], 2)), np.array(b["at"], np.int64)),
+        lambda x, at: (np.ones((x.shape[0] // 2, 1, 2), np.float32),),
+        scalars=("at",),
     ),
     "truncate_no_columns": Program(
         "slices.mlir",

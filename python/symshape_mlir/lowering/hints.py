@@ -24,6 +24,8 @@ emitted for bounds inference proved.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mlir import ir
 from mlir.dialects import arith, linalg, scf, tensor
 
@@ -35,12 +37,14 @@ from symshape_mlir.walk import collect_ops
 __all__ = [
     "insert_upper_bound_hints",
     "merge_equal_elementwise",
+    "shield_captured_tensors",
     "shield_empty_reductions",
     "shield_empty_slice_offsets",
     "shield_gathered_slices",
     "shield_insertions",
     "shield_loop_inits",
     "shield_reshape_sizes",
+    "shield_slices_of_fills",
     "shield_slices_of_nothing",
     "shield_static_casts",
     "shield_unit_broadcasts",
@@ -203,23 +207,13 @@ def tie_branch_results(func: ir.Operation) -> int:
     Upstream ``canonicalize`` makes such selects from an ``scf.if`` whose
     branches yield values defined outside it. So each such select becomes an
     ``scf.if``, and each dynamic tensor an ``scf.if`` yields is tied to its
-    own sizes inside the branch, which the fold does not apply to.
-
-    A tie alone is not enough: IREE drops it once tensors are stream
-    resources, and then folds the ``scf.if`` into ``arith.select`` ops on
-    the resources and their sizes. Stream partitioning puts the dispatch
-    that makes a chosen tensor and a dispatch that reads the choice in one
-    partition, with the select (no stream op) between them, and fails
-    (``circular dependency: input operation uses partition output``). So
-    each branch yields its tensor through ``util.optimization_barrier``,
-    which is no copy and stays in the branch:
+    own sizes inside the branch, which the fold does not apply to:
 
     .. code-block:: mlir
 
         %r = scf.if %c -> (tensor<?xf32>) {
           %d = tensor.dim %a, %c0 : tensor<?xf32>
-          %b = "util.optimization_barrier"(%a) : (tensor<?xf32>) -> tensor<?xf32>
-          %t = "flow.tensor.tie_shape"(%b, %d) : (tensor<?xf32>, index) -> tensor<?xf32>
+          %t = "flow.tensor.tie_shape"(%a, %d) : (tensor<?xf32>, index) -> tensor<?xf32>
           scf.yield %t : tensor<?xf32>
         } else { ... }
     """
@@ -245,9 +239,126 @@ def tie_branch_results(func: ir.Operation) -> int:
             with ir.InsertionPoint(terminator), terminator.location:
                 for i in dynamic:
                     value = terminator.operands[i]
-                    terminator.operands[i] = _behind_barrier(value, _dynamic_sizes(value))
+                    terminator.operands[i] = _tie_shape(value, _dynamic_sizes(value))
         tied += 1
     return tied
+
+
+def _operation(owner: ir.Operation | ir.OpView) -> ir.Operation:
+    return owner.operation if isinstance(owner, ir.OpView) else owner
+
+
+def _nested_values(op: ir.Operation) -> tuple[list[ir.Operation], set[ir.Value]]:
+    """The ops nested in ``op``'s regions, and the values they and their
+    blocks define."""
+    nested = [inner for inner in collect_ops(op) if inner != op]
+    defined: set[ir.Value] = set()
+    for inner in [op, *nested]:
+        for region in inner.regions:
+            for block in region.blocks:
+                defined.update(block.arguments)
+        if inner != op:
+            defined.update(inner.results)
+    return nested, defined
+
+
+def _in_linalg(op: ir.Operation) -> bool:
+    """Whether ``op`` is in the body of a linalg op (a scalar computation)."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name.startswith("linalg."):
+            return True
+        parent = parent.parent
+    return False
+
+
+# Ops through which a fill stays one value (IREE folds them into a splat).
+_SPLAT_PRESERVING = frozenset({
+    "tensor.cast", "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape",
+    "flow.tensor.tie_shape",
+})
+
+
+def _fill_scalar(value: ir.Value) -> ir.Value | None:
+    """The scalar ``value`` holds everywhere, possibly reshaped or cast: the
+    input of a ``linalg.fill``, or what a ``linalg.generic`` without inputs
+    yields from outside its body or reads (``tensor.extract``) from such a
+    tensor (a gather from a fill). None for anything else."""
+    owner = value.owner
+    while isinstance(owner, ir.OpView) and owner.name in _SPLAT_PRESERVING:
+        owner = owner.operands[0].owner
+    if not isinstance(owner, ir.OpView):
+        return None
+    if owner.name == "linalg.fill":
+        return owner.operands[0]
+    if owner.name != "linalg.generic" or len(owner.operands) != len(owner.results):
+        return None
+    block = owner.regions[0].blocks[0]
+    yielded = block.operations[len(block.operations) - 1].operands[0]
+    made = yielded.owner
+    if isinstance(made, ir.Block):
+        return None if made == block else yielded
+    if made.operation.parent != owner.operation:
+        return yielded
+    return _fill_scalar(made.operands[0]) if made.name == "tensor.extract" else None
+
+
+def _is_fill(value: ir.Value) -> bool:
+    """Whether ``value`` is one scalar everywhere (`_fill_scalar`, or a
+    splat constant)."""
+    owner = value.owner
+    if isinstance(owner, ir.OpView) and owner.name == "arith.constant":
+        attr = owner.attributes["value"]
+        return isinstance(attr, ir.DenseElementsAttr) and attr.is_splat
+    return _fill_scalar(value) is not None
+
+
+def shield_captured_tensors(func: ir.Operation) -> int:
+    """Passes each fill (`_is_fill`) that the body of a loop or branch
+    (``scf.for``, ``scf.while``, ``scf.if``) reads from outside it, and
+    that is read outside it too, through ``util.optimization_barrier`` (and
+    its sizes) right after it is made; every reader reads the barrier.
+    Returns how many tensors.
+
+    IREE 3.13 makes a fill it cannot fuse into a dispatch (one reshaped at
+    run-time sizes, say) a ``stream.async.splat``. Partitioning a block, it
+    clones a splat into each partition that reads it; where the splat is
+    read in partitions before and after a loop and also in the loop's body,
+    the original stays outside any execution region for the body's read,
+    and IREE fails (``'stream.async.splat' op : streamable op expected to be
+    in an execution region``). Behind a barrier (no copy) the splat has one
+    reader, the barrier, which IREE does not clone:
+
+    .. code-block:: mlir
+
+        %r = tensor.reshape %ones(%shape) : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x2xf32>
+        %b = "util.optimization_barrier"(%r) : (tensor<?x2xf32>) -> tensor<?x2xf32>
+        %t = "flow.tensor.tie_shape"(%b, %rows) : (tensor<?x2xf32>, index) -> tensor<?x2xf32>
+        %init = arith.addf %t, %t : tensor<?x2xf32>
+        %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<?x2xf32>) {
+          %a = arith.addf %acc, %t : tensor<?x2xf32>
+          scf.yield %a : tensor<?x2xf32>
+        }
+        %o = arith.addf %t, %s : tensor<?x2xf32>
+    """
+    shielded: set[ir.Value] = set()
+    for op in collect_ops(func, lambda op: op.name in ("scf.for", "scf.while", "scf.if")
+                          and not _in_linalg(op)):
+        nested, defined = _nested_values(op)
+        inside = set(nested)
+        for inner in nested:
+            for value in inner.operands:
+                if (value in shielded or value in defined
+                        or not isinstance(value.type, ir.RankedTensorType) or not _is_fill(value)):
+                    continue
+                readers = [_operation(use.owner) for use in value.uses]
+                if all(reader in inside for reader in readers):
+                    continue
+                with ir.InsertionPoint.after(_operation(value.owner)), op.location:
+                    copy = _behind_barrier(value, _dynamic_sizes(value))
+                _redirect(value, copy, readers)
+                shielded.add(copy)
+    return len(shielded)
 
 
 def _same_exact_shape(facts: InferenceState, a: ir.Value, b: ir.Value) -> bool:
@@ -317,15 +428,83 @@ def shield_loop_inits(func: ir.Operation, facts: InferenceState) -> int:
     return shielded
 
 
-def _has_empty_axis(facts: InferenceState, value: ir.Value) -> bool:
-    """Whether ``value`` is a tensor with an axis of extent 0 (static, or a
-    constant 0 inference found: exact or an upper bound, extents being
-    nonnegative)."""
+def _truncating_div(a: int, b: int) -> int:
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+# Index arithmetic upstream folds when its operands are constants.
+_FOLDS: dict[str, Callable[[int, int], int]] = {
+    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b, "arith.floordivsi": lambda a, b: a // b,
+    "arith.divsi": _truncating_div, "arith.minsi": min, "arith.maxsi": max,
+}
+
+
+def _folded(value: ir.Value) -> int | None:
+    """The constant ``value`` folds to (index arithmetic on constants, or
+    the ``tensor.dim`` of an extent that folds), or None. Nothing folds
+    through ``util.optimization_barrier``, for IREE either."""
+    owner = value.owner
+    if not isinstance(owner, ir.OpView):
+        return None
+    if owner.name == "arith.constant":
+        attr = owner.attributes["value"]
+        return int(ir.IntegerAttr(attr).value) if isinstance(attr, ir.IntegerAttr) else None
+    if owner.name == "arith.index_cast":
+        return _folded(owner.operands[0])
+    if owner.name == "tensor.dim":
+        axis = _folded(owner.operands[1])
+        return None if axis is None else _folded_extent(owner.operands[0], axis)
+    if owner.name not in _FOLDS:
+        return None
+    a, b = (_folded(operand) for operand in owner.operands)
+    if a is None or b is None or (b == 0 and "div" in owner.name):
+        return None
+    return _FOLDS[owner.name](a, b)
+
+
+# Ops with one size operand per dynamic result axis, from this operand on.
+_SIZES_FROM = {"tensor.empty": 0, "tensor.expand_shape": 1, "flow.tensor.tie_shape": 1}
+
+
+def _folded_extent(value: ir.Value, axis: int) -> int | None:
+    """The extent of ``value`` on ``axis`` if it is static or its size
+    folds (`_folded`): the size operand of a ``tensor.empty``, reshape or
+    same-rank slice, or a linalg op's init through casts and ties."""
+    if not isinstance(value.type, ir.RankedTensorType):
+        return None
+    type_ = ir.RankedTensorType(value.type)
+    if not type_.is_dynamic_dim(axis):
+        return type_.get_dim_size(axis)
+    owner = value.owner
+    if not isinstance(owner, ir.OpView):
+        return None
+    if owner.name == "tensor.cast":
+        return _folded_extent(owner.operands[0], axis)
+    if owner.name.startswith("linalg.") and len(owner.results) == 1:
+        return _folded_extent(owner.operands[len(owner.operands) - 1], axis)
+    first = _SIZES_FROM.get(owner.name)
+    if first is not None:
+        at = first + sum(type_.is_dynamic_dim(a) for a in range(axis))
+        return _folded(owner.operands[at])
+    if owner.name == "tensor.extract_slice" and (
+            ir.RankedTensorType(owner.operands[0].type).rank == type_.rank):
+        static, at = _slice_parameters(owner)[1][axis]
+        return static if at is None else _folded(owner.operands[at])
+    return None
+
+
+def _has_empty_axis(facts: InferenceState | None, value: ir.Value) -> bool:
+    """Whether ``value`` is a tensor with an axis of extent 0: static, a
+    size that folds to 0 (`_folded_extent`), or (with ``facts``) a constant
+    0 inference found, exact or an upper bound (extents are nonnegative)."""
     if not isinstance(value.type, ir.RankedTensorType):
         return False
-    if 0 in ir.RankedTensorType(value.type).shape:
+    rank = ir.RankedTensorType(value.type).rank
+    if any(_folded_extent(value, axis) == 0 for axis in range(rank)):
         return True
-    shape = facts.defined_facts(value).shape or ()
+    shape = facts.defined_facts(value).shape or () if facts is not None else ()
     return any(extent.expr is not None and extent.expr.const_value == 0 for extent in shape)
 
 
@@ -344,10 +523,12 @@ def _indexes_by_loops(op: ir.Operation) -> bool:
                for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
 
 
-def shield_empty_reductions(func: ir.Operation, facts: InferenceState) -> int:
+def shield_empty_reductions(func: ir.Operation, facts: InferenceState | None) -> int:
     """Gives the uses of each linalg op with an input of extent 0 its inits
     instead; returns how many ops. Each operand axis of such an op is one of
     its loops, so its body never runs and it returns its inits unchanged.
+    Run before lowering with ``facts``, and after it without (extents the
+    lowered sizes fold to: a bound's value, say, floor-divided to 0).
 
     IREE 3.13 crashes naming a dispatch that holds a loop of extent 0 once
     it sees the 0 (``AnnotateDispatches`` weighs an op by the product of its
@@ -372,7 +553,8 @@ def shield_empty_reductions(func: ir.Operation, facts: InferenceState) -> int:
         operands = list(op.operands)
         inputs, inits = (operands[:len(operands) - len(op.results)],
                          operands[len(operands) - len(op.results):])
-        if not any(_has_empty_axis(facts, value) for value in inputs):
+        if not any(list(result.uses) for result in op.results) or not any(
+                _has_empty_axis(facts, value) for value in inputs):
             continue
         for result, init in zip(op.results, inits, strict=True):
             result.replace_all_uses_with(init)
@@ -615,6 +797,44 @@ def shield_slices_of_nothing(func: ir.Operation) -> int:
                 "tensor.empty", results=[op.results[0].type],
                 operands=[op.operands[at] for _, at in sizes if at is not None]).result
         op.results[0].replace_all_uses_with(empty)
+        op.erase()
+    return len(slices)
+
+
+def shield_slices_of_fills(func: ir.Operation) -> int:
+    """Replaces each ``tensor.extract_slice`` of a fill (`_fill_scalar`:
+    possibly reshaped, or a gather from a fill) by a fill of its sizes;
+    returns how many.
+
+    IREE 3.13 puts a fill and a slice of it at a run-time offset it reads
+    from a tensor into one dispatch; where a reshape added a unit axis to the
+    fill, the dispatch distributes the fill but not the copy of the slice
+    into its result, and fails (``'linalg.generic' op write affecting
+    operations on global resources are restricted to workgroup distributed
+    contexts``). A slice of a fill is a fill:
+
+    .. code-block:: mlir
+
+        %f = linalg.fill ins(%one : f32) outs(%e : tensor<?x2xf32>) -> tensor<?x2xf32>
+        %x = tensor.expand_shape %f [[0], [1, 2]] output_shape [%n, 1, 2]
+            : tensor<?x2xf32> into tensor<?x1x2xf32>
+        %s = tensor.extract_slice %x[%off, 0, 0] [%len, 1, 2] [1, 1, 1]
+            : tensor<?x1x2xf32> to tensor<?x1x2xf32>
+        // becomes:
+        %e2 = tensor.empty(%len) : tensor<?x1x2xf32>
+        %s = linalg.fill ins(%one : f32) outs(%e2 : tensor<?x1x2xf32>) -> tensor<?x1x2xf32>
+    """
+    slices = collect_ops(func, lambda op: op.name == "tensor.extract_slice"
+                         and _fill_scalar(op.operands[0]) is not None)
+    for op in slices:
+        scalar = _fill_scalar(op.operands[0])
+        _, sizes, _ = _slice_parameters(op)
+        with ir.InsertionPoint(op), op.location:
+            empty = ir.Operation.create(
+                "tensor.empty", results=[op.results[0].type],
+                operands=[op.operands[at] for _, at in sizes if at is not None]).result
+            filled = linalg.fill(scalar, outs=[empty])
+        op.results[0].replace_all_uses_with(filled)
         op.erase()
     return len(slices)
 

@@ -27,12 +27,14 @@ from symshape_mlir.lowering.exprs import AxisBindings
 from symshape_mlir.lowering.hints import (
     insert_upper_bound_hints,
     merge_equal_elementwise,
+    shield_captured_tensors,
     shield_empty_reductions,
     shield_empty_slice_offsets,
     shield_gathered_slices,
     shield_insertions,
     shield_loop_inits,
     shield_reshape_sizes,
+    shield_slices_of_fills,
     shield_slices_of_nothing,
     shield_static_casts,
     shield_unit_broadcasts,
@@ -176,7 +178,10 @@ def resolve_module(
             _lower_function(func, facts, axes, unproven[func])
             if target == "iree":
                 tie_branch_results(func)
+                shield_captured_tensors(func)
                 shield_slices_of_nothing(func)
+                shield_slices_of_fills(func)
+                shield_empty_reductions(func, None)
                 shield_empty_slice_offsets(func)
                 shield_insertions(func)
                 shield_gathered_slices(func)
