@@ -24,30 +24,31 @@ nb::object capsuleOf(nb::handle object, const char *expected) {
   return nb::getattr(object, MLIR_PYTHON_CAPI_PTR_ATTR);
 }
 
+/// The C API object an `mlir.ir` object wraps, through its capsule.
+template <typename T>
+T unwrapObject(nb::handle object, const char *expected,
+               T (*fromCapsule)(PyObject *), bool (*isNull)(T)) {
+  T value = fromCapsule(capsuleOf(object, expected).ptr());
+  if (isNull(value))
+    throw nb::type_error(expected);
+  return value;
+}
+
 MlirAttribute toAttribute(nb::handle object) {
-  nb::object capsule = capsuleOf(object, "expected an mlir.ir.Attribute");
-  MlirAttribute attr = mlirPythonCapsuleToAttribute(capsule.ptr());
-  if (mlirAttributeIsNull(attr))
-    throw nb::type_error("expected an mlir.ir.Attribute");
-  return attr;
+  return unwrapObject(object, "expected an mlir.ir.Attribute",
+                      mlirPythonCapsuleToAttribute, mlirAttributeIsNull);
 }
 
 MlirType toType(nb::handle object) {
-  nb::object capsule = capsuleOf(object, "expected an mlir.ir.Type");
-  MlirType type = mlirPythonCapsuleToType(capsule.ptr());
-  if (mlirTypeIsNull(type))
-    throw nb::type_error("expected an mlir.ir.Type");
-  return type;
+  return unwrapObject(object, "expected an mlir.ir.Type",
+                      mlirPythonCapsuleToType, mlirTypeIsNull);
 }
 
 nb::str toStr(MlirStringRef text) { return nb::str(text.data, text.length); }
 
 MlirContext toContext(nb::handle object) {
-  nb::object capsule = capsuleOf(object, "expected an mlir.ir.Context");
-  MlirContext ctx = mlirPythonCapsuleToContext(capsule.ptr());
-  if (mlirContextIsNull(ctx))
-    throw nb::type_error("expected an mlir.ir.Context");
-  return ctx;
+  return unwrapObject(object, "expected an mlir.ir.Context",
+                      mlirPythonCapsuleToContext, mlirContextIsNull);
 }
 
 /// The `mlir.ir.Attribute` holding `attr`.
@@ -291,10 +292,7 @@ NB_MODULE(_symshape, m) {
   m.def(
       "register_dialect",
       [](nb::handle context, bool load) {
-        nb::object capsule = capsuleOf(context, "expected an mlir.ir.Context");
-        MlirContext ctx = mlirPythonCapsuleToContext(capsule.ptr());
-        if (mlirContextIsNull(ctx))
-          throw nb::type_error("expected an mlir.ir.Context");
+        MlirContext ctx = toContext(context);
         MlirDialectHandle handle = mlirGetDialectHandle__symshape__();
         mlirDialectHandleRegisterDialect(handle, ctx);
         if (load)
@@ -306,12 +304,9 @@ NB_MODULE(_symshape, m) {
   m.def(
       "insert_into_registry",
       [](nb::handle registry) {
-        nb::object capsule =
-            capsuleOf(registry, "expected an mlir.ir.DialectRegistry");
-        MlirDialectRegistry reg =
-            mlirPythonCapsuleToDialectRegistry(capsule.ptr());
-        if (mlirDialectRegistryIsNull(reg))
-          throw nb::type_error("expected an mlir.ir.DialectRegistry");
+        MlirDialectRegistry reg = unwrapObject(
+            registry, "expected an mlir.ir.DialectRegistry",
+            mlirPythonCapsuleToDialectRegistry, mlirDialectRegistryIsNull);
         mlirDialectHandleInsertDialect(mlirGetDialectHandle__symshape__(), reg);
       },
       nb::arg("registry"),

@@ -1073,9 +1073,9 @@ class _ElementKeys:
             return self._op(op, operands, result, ir.RankedTensorType(value.type).element_type)
         if op.name == "linalg.generic":
             inputs = int(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])[0])
+            parallel = _PARALLEL(linalg.IteratorType.parallel, op.context)
             if not (all(_is_identity(m) for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
-                    and all(t == _PARALLEL(linalg.IteratorType.parallel, op.context)
-                            for t in ir.ArrayAttr(op.attributes["iterator_types"]))):
+                    and all(t == parallel for t in ir.ArrayAttr(op.attributes["iterator_types"]))):
                 return None
         elif op.name == "linalg.map":
             inputs = len(op.operands) - 1

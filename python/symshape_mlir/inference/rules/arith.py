@@ -54,7 +54,7 @@ from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import MAX_ELEMENTS, const_int
 from symshape_mlir.inference.rules.elementwise import unify_operand_shapes
-from symshape_mlir.inference.state import InferenceState, const_extent, type_shape
+from symshape_mlir.inference.state import CacheKind, InferenceState, const_extent, type_shape
 
 __all__: list[str] = []
 
@@ -241,22 +241,24 @@ def _decide(predicate: str, a: ShapeExtent, b: ShapeExtent, state: InferenceStat
     return prove_le(y, x, ctx)
 
 
-def _predicate(op: ir.Operation) -> str:
+# `#index<cmp_predicate slt>` -> "slt", per run: the Python bindings build this
+# attribute but cannot read it, so it is looked up among the ten they build.
+_INDEX_PREDICATES: CacheKind[ir.Attribute, str] = CacheKind("index_predicates")
+
+
+def _predicate(op: ir.Operation, state: InferenceState) -> str:
     if op.name == "arith.cmpi":
         return _CMPI[int(ir.IntegerAttr(op.attributes["predicate"]).value)]
-    # `#index<cmp_predicate slt>`: the Python bindings build this attribute
-    # but cannot read it, so it is looked up among the ten they build.
-    return _index_predicates(op.context)[op.attributes["pred"]]
-
-
-def _index_predicates(context: ir.Context) -> dict[ir.Attribute, str]:
-    build = ir.AttrBuilder.get("IndexCmpPredicateAttr")
-    return {build(case, context): str(case) for case in index.IndexCmpPredicate}
+    names = state.cache(_INDEX_PREDICATES)
+    if not names:
+        build = ir.AttrBuilder.get("IndexCmpPredicateAttr")
+        names.update((build(case, op.context), str(case)) for case in index.IndexCmpPredicate)
+    return names[op.attributes["pred"]]
 
 
 @register("arith.cmpi", "index.cmp")
 def _compare(op: ir.Operation, state: InferenceState) -> Facts:
-    predicate = _predicate(op)
+    predicate = _predicate(op, state)
 
     def decide(v: list[ShapeExtent]) -> ShapeExtent:
         answer = _decide(predicate, v[0], v[1], state)
