@@ -2,8 +2,9 @@
 // from a slice while another result copies the whole input, an insertion
 // into a tensor a loop starts from, two insertions into copies that CSE
 // makes one, equal sums beside their operand, a loop adding a slice at a
-// run-time offset, and reshaped ones read before, in and after a loop: IREE
-// 3.13
+// run-time offset, a matmul of a choice (of a tensor or a view) by one of
+// the tensors chosen from,
+// and reshaped ones read before, in and after a loop: IREE 3.13
 // miscompiles or rejects each in plain upstream form
 // (symshape-resolve{target=iree} shields them; see
 // python/symshape_mlir/lowering/hints.py).
@@ -13,7 +14,9 @@
 // first row, `y` with `b` over its last row and `(k + 1) * y` for
 // @inserts_into_one_copy; `2 * v`, `3 * v` and `3 * v` for
 // @sums_beside_their_operand; `(k + 1) * y[at : at + rows // 2]` for
-// @loop_over_offset_slice; `full((rows * cols // 2, 2), k + 3)` for
+// @loop_over_offset_slice; `(x if k > 0 else 2 * y) @ (2 * y)` for
+// @choose_into_matmul; `(v.reshape(m, m) if k > 0 else 2 * y) @ (2 * y)`
+// for @view_into_matmul; `full((rows * cols // 2, 2), k + 3)` for
 // @ones_around_a_loop.
 
 // A scalar-condition select: the whole of %x or the whole of %y.
@@ -189,6 +192,59 @@ func.func @loop_over_offset_slice(%y: tensor<?x2xf32> {symshape.axes = #symshape
     scf.yield %next : tensor<?x2xf32>
   }
   return %sum : tensor<?x2xf32>
+}
+
+// A matmul of a choice between %x and 2 * %y by 2 * %y (a square %y; IREE
+// once put the select it made of the branch between the dispatch of 2 * %y
+// and the matmul's, in one partition).
+func.func @choose_into_matmul(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[n, m]>},
+                              %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[m, m]>},
+                              %k: tensor<i64>) -> tensor<?x?xf32> {
+  %zero = arith.constant 0 : i64
+  %f0 = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %twice = arith.addf %y, %y : tensor<?x?xf32>
+  %kv = tensor.extract %k[] : tensor<i64>
+  %c = arith.cmpi sgt, %kv, %zero : i64
+  %lhs = scf.if %c -> (tensor<?x?xf32>) {
+    scf.yield %x : tensor<?x?xf32>
+  } else {
+    scf.yield %twice : tensor<?x?xf32>
+  }
+  %rows = tensor.dim %lhs, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %y, %c1 : tensor<?x?xf32>
+  %init = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %zeros = linalg.fill ins(%f0 : f32) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%lhs, %twice : tensor<?x?xf32>, tensor<?x?xf32>)
+      outs(%zeros : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %mm : tensor<?x?xf32>
+}
+
+// The same with a view of %v in the first branch: IREE makes views metadata
+// on the buffer, so this branch chooses as much as the one above.
+func.func @view_into_matmul(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[m * m]>},
+                            %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[m, m]>},
+                            %k: tensor<i64>) -> tensor<?x?xf32> {
+  %zero = arith.constant 0 : i64
+  %f0 = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %twice = arith.addf %y, %y : tensor<?x?xf32>
+  %kv = tensor.extract %k[] : tensor<i64>
+  %c = arith.cmpi sgt, %kv, %zero : i64
+  %m = tensor.dim %y, %c0 : tensor<?x?xf32>
+  %lhs = scf.if %c -> (tensor<?x?xf32>) {
+    %square = tensor.expand_shape %v [[0, 1]] output_shape [%m, %m]
+        : tensor<?xf32> into tensor<?x?xf32>
+    scf.yield %square : tensor<?x?xf32>
+  } else {
+    scf.yield %twice : tensor<?x?xf32>
+  }
+  %init = tensor.empty(%m, %m) : tensor<?x?xf32>
+  %zeros = linalg.fill ins(%f0 : f32) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%lhs, %twice : tensor<?x?xf32>, tensor<?x?xf32>)
+      outs(%zeros : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %mm : tensor<?x?xf32>
 }
 
 // Ones reshaped into pairs at run-time sizes (IREE makes them a splat), read

@@ -416,6 +416,42 @@ PROGRAMS: dict[str, Program] = {
         lambda y, at, k: ((int(k) + 1) * y[int(at) : int(at) + y.shape[0] // 2],),
         scalars=("at", "k"),
     ),
+    "choose_into_matmul": Program(
+        "choices.mlir",
+        "choose_into_matmul",
+        (
+            {"n": 2, "m": 3, "k": 1},
+            {"n": 2, "m": 3, "k": 0},
+            {"n": 4, "m": 0, "k": 1},
+            {"n": 0, "m": 2, "k": 0},
+        ),
+        lambda rng, b: (
+            _normal(rng, (b["n"], b["m"])),
+            _normal(rng, (b["m"], b["m"])),
+            np.array(b["k"], np.int64),
+        ),
+        lambda x, y, k: ((x if k > 0 else 2 * y) @ (2 * y),),
+        1e-4,
+        scalars=("k",),
+    ),
+    "view_into_matmul": Program(
+        "choices.mlir",
+        "view_into_matmul",
+        (
+            {"m": 3, "k": 1},
+            {"m": 3, "k": 0},
+            {"m": 0, "k": 1},
+            {"m": 1, "k": 0},
+        ),
+        lambda rng, b: (
+            _normal(rng, (b["m"] * b["m"],)),
+            _normal(rng, (b["m"], b["m"])),
+            np.array(b["k"], np.int64),
+        ),
+        lambda v, y, k: ((v.reshape(y.shape) if k > 0 else 2 * y) @ (2 * y),),
+        1e-4,
+        scalars=("k",),
+    ),
     "ones_around_a_loop": Program(
         "choices.mlir",
         "ones_around_a_loop",

@@ -98,14 +98,16 @@ def test_select_of_dynamic_tensors() -> None:
 
 
 # A matmul of a branch's choice between %x and 2 * %y by 2 * %y, each branch
-# tying its tensor to its sizes (what `tie_branch_results` emits). IREE
+# tying its tensor to its sizes (what `tie_branch_results` once emitted). IREE
 # drops the ties once tensors are stream resources and folds the scf.if
 # into `arith.select` ops on the resources; stream partitioning puts the
 # dispatch of 2 * %y and the matmul's in one partition with the select
 # between them and fails (`circular dependency: input operation uses
-# partition output`). Not shielded: a barrier in the branches keeps the
-# scf.if, but IREE then returned null buffers or bound none for some
-# programs with branches (below).
+# partition output`), also when a branch yields a view of a tensor made
+# outside it. `tie_branch_results` makes such a branch yield a copy (a
+# dispatch in the branch); a barrier would keep the scf.if too, but IREE
+# then returned null buffers or bound none for some programs with branches
+# (below).
 BRANCH_FOLDED_INTO_A_PARTITION = """
 func.func @f(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %c: i1) -> tensor<?x?xf32> {
   %zero = arith.constant 0.0 : f32

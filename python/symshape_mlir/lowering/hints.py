@@ -196,24 +196,76 @@ def _is_dynamic_tensor(type_: ir.Type) -> bool:
     return isinstance(type_, ir.RankedTensorType) and not type_.has_static_shape
 
 
-def tie_branch_results(func: ir.Operation) -> int:
-    """Makes every choice between dynamic tensors a branch that IREE sizes
-    from the branch taken; returns how many ``scf.if`` ops it tied.
+# Ops IREE makes into metadata on their source's buffer (and a copy, which
+# it elides): a branch that yields one of these of an outside value
+# computes nothing.
+_VIEWS = frozenset({
+    "tensor.cast", "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape",
+    "tensor.extract_slice", "tensor.bitcast", "linalg.copy", "flow.tensor.tie_shape",
+    "util.optimization_barrier",
+})
 
-    IREE 3.13 sizes the result of ``arith.select %c, %a, %b : tensor<?xf32>``
-    (a scalar condition choosing a whole tensor) from one operand, whichever
-    is chosen: choosing a 4-row ``%b`` over a 2-row ``%a`` fails the call
-    (``buffer view byte length 16 exceeds backing buffer byte length 8``).
-    Upstream ``canonicalize`` makes such selects from an ``scf.if`` whose
-    branches yield values defined outside it. So each such select becomes an
-    ``scf.if``, and each dynamic tensor an ``scf.if`` yields is tied to its
-    own sizes inside the branch, which the fold does not apply to:
+
+def _computed_inside(value: ir.Value, op: ir.Operation) -> bool:
+    """Whether an op nested in ``op`` computes ``value`` (not only views it)."""
+    while isinstance(owner := value.owner, ir.OpView):
+        parent = owner.operation.parent
+        while parent is not None and parent != op and parent.name != "func.func":
+            parent = parent.parent
+        if parent != op:
+            return False
+        if owner.name not in _VIEWS:
+            return True
+        value = owner.operands[0]
+    return False
+
+
+def _fresh_copy(value: ir.Value) -> ir.Value:
+    """``value`` copied element by element by a ``linalg.generic`` that reads
+    it with ``tensor.extract`` (IREE folds an identity generic away)."""
+    type_ = ir.RankedTensorType(value.type)
+    index = ir.IndexType.get()
+    sizes = [tensor.DimOp(value, arith.ConstantOp(index, axis).result).result
+             if type_.is_dynamic_dim(axis) else type_.shape[axis]
+             for axis in range(type_.rank)]
+    return generic_from_body(type_, sizes,
+                             lambda indices: tensor.ExtractOp(value, indices).result)
+
+
+def tie_branch_results(func: ir.Operation) -> int:
+    """Makes every choice between dynamic tensors a branch that computes what
+    it yields, tied to its own sizes; returns how many ``scf.if`` ops it
+    changed.
+
+    Two IREE 3.13 faults follow from a branch that only chooses a tensor
+    made outside it (or a view of one). Upstream ``canonicalize`` folds such
+    an ``scf.if`` into ``arith.select %c, %a, %b : tensor<?xf32>``, and IREE
+    sizes that select from one operand whichever is chosen: choosing a
+    4-row ``%b`` over a 2-row ``%a`` fails the call (``buffer view byte
+    length 16 exceeds backing buffer byte length 8``). And once tensors are
+    stream resources IREE folds the branch into a select of resources, puts
+    it between two dispatches of one partition and fails to compile
+    (``circular dependency: input operation uses partition output``), also
+    when the branch views the tensor (an ``expand_shape``), since views are
+    metadata there. So each tensor-valued select becomes an ``scf.if``; a
+    branch that yields a dynamic tensor it does not compute yields a copy
+    (a ``linalg.generic`` reading it, a dispatch in the branch); and every
+    dynamic tensor a branch yields is tied to its own sizes:
 
     .. code-block:: mlir
 
         %r = scf.if %c -> (tensor<?xf32>) {
           %d = tensor.dim %a, %c0 : tensor<?xf32>
-          %t = "flow.tensor.tie_shape"(%a, %d) : (tensor<?xf32>, index) -> tensor<?xf32>
+          %e = tensor.empty(%d) : tensor<?xf32>
+          %copy = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]}
+              outs(%e : tensor<?xf32>) {
+          ^bb0(%out: f32):
+            %i = linalg.index 0 : index
+            %v = tensor.extract %a[%i] : tensor<?xf32>
+            linalg.yield %v : f32
+          } -> tensor<?xf32>
+          %dc = tensor.dim %copy, %c0 : tensor<?xf32>
+          %t = "flow.tensor.tie_shape"(%copy, %dc) : (tensor<?xf32>, index) -> tensor<?xf32>
           scf.yield %t : tensor<?xf32>
         } else { ... }
     """
@@ -239,6 +291,8 @@ def tie_branch_results(func: ir.Operation) -> int:
             with ir.InsertionPoint(terminator), terminator.location:
                 for i in dynamic:
                     value = terminator.operands[i]
+                    if not _computed_inside(value, op):
+                        value = _fresh_copy(value)
                     terminator.operands[i] = _tie_shape(value, _dynamic_sizes(value))
         tied += 1
     return tied
