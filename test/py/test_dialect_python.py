@@ -43,6 +43,7 @@ from symshape_mlir.extent import (
     minimum,
     mod,
     parse_expr,
+    parse_extent,
 )
 from symshape_mlir.extent.expr import INT64_MAX, INT64_MIN
 
@@ -346,7 +347,8 @@ def _parsed_shape(extents: list[ShapeExtent]) -> ir.Attribute | None:
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_EXTENTS, max_size=3))
 def test_built_attributes_are_the_parsed_ones(extents: list[ShapeExtent]) -> None:
-    """shape_attr and extent_attr build the uniqued attribute the text parses to."""
+    """shape_attr and extent_attr build the uniqued attribute the text parses to,
+    and whose dialect-printed text reads back as the extent."""
     with symshape_mlir.new_context() as context:
         parsed = _parsed_shape(extents)
         if parsed is None:  # only an integer beyond int64 makes the text unreadable
@@ -355,8 +357,10 @@ def test_built_attributes_are_the_parsed_ones(extents: list[ShapeExtent]) -> Non
             return
         assert shape_attr(extents, context) == parsed
         for extent in extents:
-            assert extent_attr(extent, context) == ir.Attribute.parse(
-                f"#symshape.extent<{extent}>")
+            attr = extent_attr(extent, context)
+            assert attr == ir.Attribute.parse(f"#symshape.extent<{extent}>")
+            # Each printer's text reads back as the other's (one syntax, two printers).
+            assert parse_extent(_symshape.print_body(attr)) == extent
 
 
 NAMED_EXTENTS = [

@@ -415,6 +415,17 @@ class Expr:
     # -- text -----------------------------------------------------------------------------
 
     def __str__(self) -> str:
+        """The expression in the dialect's syntax (``2 * batch + 1``).
+
+        This printer, not the dialect's, because the algebra holds what no
+        attribute can: integers beyond int64 (``a + 2**64``, which overflow
+        diagnostics print before rejecting it) and nesting deeper than the
+        parser accepts. Within the syntax's limits the two agree on meaning:
+        the attribute ``tree_from_expr`` builds without text is the one this
+        text parses to, and the dialect's text of it reads back as this
+        expression (checked on random extents in ``test_dialect_python.py``;
+        the spelling may differ: the dialect prints ``-a`` as ``0 - a``).
+        """
         return self._fmt()[0]
 
     def __repr__(self) -> str:
