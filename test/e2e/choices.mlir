@@ -3,7 +3,8 @@
 // into a tensor a loop starts from, two insertions into copies that CSE
 // makes one, equal sums beside their operand, a loop adding a slice at a
 // run-time offset, a matmul of a choice (of a tensor or a view) by one of
-// the tensors chosen from,
+// the tensors chosen from, a loop result reshaped to a size that folds to
+// a constant,
 // and reshaped ones read before, in and after a loop: IREE 3.13
 // miscompiles or rejects each in plain upstream form
 // (symshape-resolve{target=iree} shields them; see
@@ -16,7 +17,8 @@
 // @sums_beside_their_operand; `(k + 1) * y[at : at + rows // 2]` for
 // @loop_over_offset_slice; `(x if k > 0 else 2 * y) @ (2 * y)` for
 // @choose_into_matmul; `(v.reshape(m, m) if k > 0 else 2 * y) @ (2 * y)`
-// for @view_into_matmul; `full((rows * cols // 2, 2), k + 3)` for
+// for @view_into_matmul; `(k + 1) * y` flattened and transposed for
+// @reshaped_loop_result; `full((rows * cols // 2, 2), k + 3)` for
 // @ones_around_a_loop.
 
 // A scalar-condition select: the whole of %x or the whole of %y.
@@ -245,6 +247,37 @@ func.func @view_into_matmul(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[
   %mm = linalg.matmul ins(%lhs, %twice : tensor<?x?xf32>, tensor<?x?xf32>)
       outs(%zeros : tensor<?x?xf32>) -> tensor<?x?xf32>
   return %mm : tensor<?x?xf32>
+}
+
+// A loop result reshaped to the size of a one-element slice (a size that
+// folds to 1 only once the slice is cast back) and also transposed.
+func.func @reshaped_loop_result(%y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, c]>},
+                                %v: tensor<?xf32> {symshape.axes = #symshape.shape<[c]>},
+                                %k: tensor<i64>) -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = tensor.extract_slice %v[0] [1] [1] : tensor<?xf32> to tensor<1xf32>
+  %unit = tensor.cast %one : tensor<1xf32> to tensor<?xf32>
+  %rows = tensor.dim %y, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %y, %c1 : tensor<?x?xf32>
+  %init = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %copy = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<?x?xf32>) outs(%init : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  %kv = tensor.extract %k[] : tensor<i64>
+  %trips = arith.index_cast %kv : i64 to index
+  %sum = scf.for %i = %c0 to %trips step %c1 iter_args(%acc = %copy) -> (tensor<?x?xf32>) {
+    %next = arith.addf %acc, %y : tensor<?x?xf32>
+    scf.yield %next : tensor<?x?xf32>
+  }
+  %flat = symshape.reshape %sum, %unit to [dim(1, 0)] : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %tinit = tensor.empty(%cols, %rows) : tensor<?x?xf32>
+  %t = linalg.transpose ins(%sum : tensor<?x?xf32>) outs(%tinit : tensor<?x?xf32>) permutation = [1, 0]
+  return %flat, %t : tensor<?xf32>, tensor<?x?xf32>
 }
 
 // Ones reshaped into pairs at run-time sizes (IREE makes them a splat), read

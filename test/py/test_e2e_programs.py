@@ -452,6 +452,19 @@ PROGRAMS: dict[str, Program] = {
         1e-4,
         scalars=("k",),
     ),
+    "reshaped_loop_result": Program(
+        "choices.mlir",
+        "reshaped_loop_result",
+        ({"r": 1, "c": 1, "k": 0}, {"r": 1, "c": 1, "k": 3}),
+        lambda rng, b: (
+            _normal(rng, (b["r"], b["c"])),
+            _normal(rng, (b["c"],)),
+            np.array(b["k"], np.int64),
+        ),
+        lambda y, v, k: ((int(k) + 1) * y.reshape(-1), (int(k) + 1) * y.T),
+        1e-5,
+        scalars=("k",),
+    ),
     "ones_around_a_loop": Program(
         "choices.mlir",
         "ones_around_a_loop",

@@ -900,12 +900,6 @@ def _is_reshaped(value: ir.Value) -> bool:
         "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape")
 
 
-def _is_constant_size(value: ir.Value) -> bool:
-    """Whether ``value`` is a constant, possibly cast from ``index``."""
-    owner = value.owner
-    if isinstance(owner, ir.OpView) and owner.name == "arith.index_cast":
-        value = owner.operands[0]
-    return IndexBuilder.constant_of(value) is not None
 
 
 def shield_reshape_sizes(func: ir.Operation) -> int:
@@ -916,7 +910,11 @@ def shield_reshape_sizes(func: ir.Operation) -> int:
     IREE 3.13 re-derives the sizes of such a reshape from the element count
     as if no axis could be 0: reshaping a ``0 x 4`` tensor to ``[rows,
     rows]`` (``0 x 0``) returned a ``0 x 4`` result. Sizes it cannot look
-    through are taken as given:
+    through are taken as given. Sizes that fold to constants (`_folded`)
+    stay in plain sight: IREE sizes those right, and a constant behind a
+    barrier made it fail to order the partitions around a loop result that
+    is reshaped and also read (``failed to schedule execution partitions
+    without cyclic dependencies``):
 
     .. code-block:: mlir
 
@@ -936,7 +934,7 @@ def shield_reshape_sizes(func: ir.Operation) -> int:
         else:
             sizes, first = op, 1
         for i in range(first, len(sizes.operands)):
-            if not _is_constant_size(sizes.operands[i]):
+            if _folded(sizes.operands[i]) is None:
                 with ir.InsertionPoint(sizes), sizes.location:
                     sizes.operands[i] = _barrier(sizes.operands[i])
                 shielded += 1
