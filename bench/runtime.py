@@ -7,17 +7,20 @@ sequence (``test/e2e/attention.mlir`` at d = 256). Peers: numpy, torch eager,
 skipped with a note. Sections:
 
 (a) extra cost of the first call at a never-seen batch size over a steady
-    call at that size (ours: Level 2 binding + plan; jax.jit: retrace and
+    call at that size (ours, weights bound or packed: Level 2 binding +
+    plan; jax.jit: retrace and
     compile; torch.compile(dynamic=True): guard checks);
 (b) Level-1 compile time (no disk cache) vs torch.compile's first call;
 (c) Level-2 overhead over the raw ``iree.runtime`` invoke of the same
     module (`Function.dispatch`) on a tiny function;
 (d) steady state at batch 1, 32 and 256: our dynamic module and our hot-tier
-    static variant (weights bound with ``bind_params``) against each peer;
-    ``best peer / ours`` > 1 means ours is faster. ``tier`` is the static
-    variant a hot binding swaps in (compiled here ahead of time with
+    static variant, with the weights bound by ``bind_params`` as device
+    buffers passed to each call (``dyn``, ``tier``) or packed as IREE
+    parameters laid out once at load time (``pdyn``, ``ptier``), against
+    each peer; ``best peer / ours`` > 1 means ours is faster. A tier is the
+    static variant a hot binding swaps in (compiled here ahead of time with
     ``pre_specialize``); a note says when its results are not bit-identical
-    to the dynamic module's.
+    to its dynamic module's.
 
 Variants are timed in interleaved rounds (one call of each per round);
 medians are kept and ``spread`` is the largest interquartile range over
@@ -230,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
         params = weights(model, rng)
         candidates: dict[str, Callable[[np.ndarray], Any] | None] = {
             "ours": exes[model][model].bind_params({1: params[0], 2: params[1], 3: params[2]}),
+            "ours packed": exes[model][model].bind_params(
+                {1: params[0], 2: params[1], 3: params[2]}, packed=True
+            ),
             "jax.jit": peers.jax_fn(model, params),
             "torch.compile": peers.torch_fn(model, params, compiled=True),
         }
@@ -259,9 +265,10 @@ def main(argv: list[str] | None = None) -> int:
 
     # (d) steady state.
     print("\n(d) steady state: best peer / ours (> 1: ours faster); per-variant medians in ms")
-    header = f"    {'model':<10}{'batch':>6}  {'dyn':>8}{'tier':>8}"
+    ours = ("dyn", "tier", "pdyn", "ptier")
+    header = f"    {'model':<10}{'batch':>6}  " + "".join(f"{n:>8}" for n in ours)
     header += "  " + "".join(f"{n:>14}" for n in ("numpy", "torch", "torch.compile", "jax.jit"))
-    header += f"  {'best/dyn':>9}{'best/tier':>10}{'spread':>8}"
+    header += "  " + "".join(f"{'best/' + n:>11}" for n in ours) + f"{'spread':>8}"
     print(header)
     for model, text in texts.items():
         params = weights(model, rng)
@@ -270,8 +277,14 @@ def main(argv: list[str] | None = None) -> int:
             [{"batch": b} if model == "mlp" else {"batch": b, "seq": 64} for b in args.batches]
         )
         dynamic = runtime.compile(text, cache_dir=None, hot_after=None)
-        ours_tier = exe[model].bind_params({1: params[0], 2: params[1], 3: params[2]})
-        ours_dyn = dynamic[model].bind_params({1: params[0], 2: params[1], 3: params[2]})
+        bound = {1: params[0], 2: params[1], 3: params[2]}
+        variants = {
+            "dyn": dynamic[model].bind_params(bound),
+            "tier": exe[model].bind_params(bound),
+            # Weights as IREE parameters, laid out once at load time.
+            "pdyn": dynamic[model].bind_params(bound, packed=True),
+            "ptier": exe[model].bind_params(bound, packed=True),
+        }
         peer_fns: dict[str, Callable[[np.ndarray], Any] | None] = {
             "numpy": lambda x, model=model, params=params: refs[model](x, *params),
             "torch": peers.torch_fn(model, params, compiled=False),
@@ -282,15 +295,17 @@ def main(argv: list[str] | None = None) -> int:
             x = inputs(model, batch, rng)
             want = refs[model](x, *params)
             outputs = {}
-            for name, fn in (("dyn", ours_dyn), ("tier", ours_tier)):
+            for name, fn in variants.items():
                 got = outputs[name] = np.asarray(fn(x)).reshape(want.shape)
                 if not np.allclose(got, want, rtol=1e-3, atol=1e-3):
                     NOTES.append(f"{model} batch {batch}: {name} differs from numpy")
-            if outputs["dyn"].tobytes() != outputs["tier"].tobytes():
-                NOTES.append(f"{model} batch {batch}: tier and dyn results are not bit-identical")
+            for dyn, tier in (("dyn", "tier"), ("pdyn", "ptier")):
+                if outputs[dyn].tobytes() != outputs[tier].tobytes():
+                    NOTES.append(
+                        f"{model} batch {batch}: {tier} and {dyn} results are not bit-identical"
+                    )
             fns: dict[str, Callable[[], Any]] = {
-                "dyn": lambda x=x, fn=ours_dyn: fn(x),
-                "tier": lambda x=x, fn=ours_tier: fn(x),
+                name: lambda x=x, fn=fn: fn(x) for name, fn in variants.items()
             }
             for name, fn in peer_fns.items():
                 if fn is None:
@@ -305,13 +320,12 @@ def main(argv: list[str] | None = None) -> int:
                 fn()
             timed = interleaved(fns, rounds)
             row = f"    {model:<10}{batch:>6}  "
-            row += f"{timed['dyn'][0] * 1e3:8.3f}{timed['tier'][0] * 1e3:8.3f}  "
+            row += "".join(f"{timed[n][0] * 1e3:8.3f}" for n in ours) + "  "
             for name in ("numpy", "torch", "torch.compile", "jax.jit"):
                 row += f"{timed[name][0] * 1e3:14.3f}" if name in timed else f"{'n/a':>14}"
-            peers_timed = [timed[n][0] for n in timed if n not in ("dyn", "tier")]
-            best = min(peers_timed)
+            best = min(timed[n][0] for n in timed if n not in ours)
             spread = max(s for _, s in timed.values())
-            row += f"  {best / timed['dyn'][0]:9.2f}{best / timed['tier'][0]:10.2f}{spread:8.2f}"
+            row += "  " + "".join(f"{best / timed[n][0]:11.2f}" for n in ours) + f"{spread:8.2f}"
             print(row)
     if NOTES:
         print("\nnotes:")

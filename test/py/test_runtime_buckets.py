@@ -85,6 +85,14 @@ def test_bound_parameter_on_a_bucketed_axis(rows: runtime.Executable) -> None:
                                atol=1e-5)
 
 
+def test_bucketed_function_cannot_pack(rows: runtime.Executable) -> None:
+    """Packed parameters are globals of fixed shape: a bucketed function refuses them."""
+    _, w, _ = _inputs(3)
+    with pytest.raises(ValueError, match=r"@rows has bucketed axes \(.*\): its parameters "
+                       r"cannot be packed"):
+        rows.rows.bind_params({1: w}, packed=True)
+
+
 def test_bucketed_function_must_be_planned(cache_dir: Path) -> None:
     """unplanned= cannot list a bucketed function: results are cut to plans."""
     with pytest.raises(ValueError, match=r"@rows declares 'symshape.bucket'"):

@@ -19,7 +19,7 @@ import operator
 import re
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
 import iree.runtime as rt
@@ -415,16 +415,30 @@ class LoadedModule:
         driver: The runtime driver it runs on.
     """
 
-    def __init__(self, compiled: CompiledModule, driver: str) -> None:
+    def __init__(
+        self,
+        compiled: CompiledModule,
+        driver: str,
+        parameters: tuple[str, Mapping[str, np.ndarray]] | None = None,
+    ) -> None:
         """Loads a module; use `load`."""
         self.compiled = compiled
         self.driver = driver
         self._device = get_device(driver)
         instance = vm_instance()
         try:
-            hal = rt.create_hal_module(instance, self._device)
+            modules = [rt.create_hal_module(instance, self._device)]
+            if parameters is not None:
+                scope, arrays = parameters
+                index = rt.ParameterIndex()
+                for key, array in arrays.items():
+                    index.add_buffer(key, array)
+                modules.insert(0, rt.create_io_parameters_module(
+                    instance, index.create_provider(scope=scope)))
+                # The index reads the arrays when the module initializes.
+                self._parameters = dict(arrays)
             self._module = rt.VmModule.copy_buffer(instance, compiled.vmfb)
-            self._context = rt.VmContext(instance, [hal, self._module])
+            self._context = rt.VmContext(instance, [*modules, self._module])
         except _RUNTIME_EXCEPTIONS as exc:
             raise BackendError(
                 f"cannot load the {compiled.target} module on '{driver}': {exc}"
@@ -503,7 +517,11 @@ class LoadedModule:
         return self.invoke(names[0], *args, out_shapes=out_shapes)
 
 
-def load(compiled: CompiledModule, driver: str | None = None) -> LoadedModule:
+def load(
+    compiled: CompiledModule,
+    driver: str | None = None,
+    parameters: tuple[str, Mapping[str, np.ndarray]] | None = None,
+) -> LoadedModule:
     """Loads a compiled module on a runtime driver's device.
 
     Args:
@@ -511,6 +529,9 @@ def load(compiled: CompiledModule, driver: str | None = None) -> LoadedModule:
         driver: ``"local-task"``, ``"local-sync"``, ``"vulkan"``, ``"cuda"``,
             ``"hip"`` or ``"metal"``; None for the target's default
             (``local-task`` for ``llvm-cpu``).
+        parameters: A scope and its arrays by key, for a module whose
+            globals are ``#stream.parameter.named<"scope"::"key">``
+            (`symshape_mlir.runtime.params`).
 
     Returns:
         The loaded module.
@@ -526,4 +547,4 @@ def load(compiled: CompiledModule, driver: str | None = None) -> LoadedModule:
         raise ValueError(
             f"a {compiled.target} module runs on {' or '.join(spec.drivers)}, not on '{chosen}'"
         )
-    return LoadedModule(compiled, chosen)
+    return LoadedModule(compiled, chosen, parameters)

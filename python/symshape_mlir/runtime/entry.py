@@ -31,6 +31,7 @@ from symshape_mlir.backend.runtime import Function, scalar_argument, tensor_argu
 from symshape_mlir.backend.signature import ScalarType, TensorType
 from symshape_mlir.extent.expr import Const, Sym
 from symshape_mlir.runtime.capture import FunctionSizes
+from symshape_mlir.runtime.params import PackedParams
 from symshape_mlir.runtime.plan import Plan, make_plan
 from symshape_mlir.runtime.sizefn import SizeFn, compile_size
 from symshape_mlir.shapes.bindings import extract_bindings
@@ -416,12 +417,18 @@ class EntryPoint:
                 )
         return self._specialization(shapes, values).plan
 
-    def bind_params(self, params: Mapping[int, Any]) -> BoundFunction:
-        """Uploads parameter arguments once; returns a function of the others.
+    def bind_params(self, params: Mapping[int, Any], *, packed: bool = False) -> BoundFunction:
+        """Binds parameter arguments once; returns a function of the others.
 
         Args:
-            params: Argument position -> array (weights, biases, ...). Each is
-                copied to the device now and stays there.
+            params: Argument position -> array (weights, biases, ...).
+            packed: False: each array is copied to the device now and passed
+                to every call. True: the arrays become IREE parameters of
+                modules compiled for this binding (`symshape_mlir.runtime.params`),
+                so IREE lays them out for its kernels once, when the module
+                loads, instead of on every call; costs a compile now (and
+                one per static variant: those pre-specialized before this
+                call are compiled now, hot bindings in the background).
 
         Returns:
             A callable taking the remaining arguments, in order.
@@ -429,8 +436,9 @@ class EntryPoint:
         Raises:
             SignatureError: A position is out of range, not a tensor, or the
                 array does not fit.
+            ValueError: ``packed`` for a function with bucketed axes.
         """
-        return BoundFunction(self, params)
+        return BoundFunction(self, params, packed=packed)
 
     def specializations(self) -> list[tuple[Key, Specialization]]:
         """The LRU's entries, least recently used first."""
@@ -452,36 +460,99 @@ class EntryPoint:
 
 
 class BoundFunction:
-    """An `EntryPoint` with some arguments resident on the device.
+    """An `EntryPoint` with some arguments bound once.
 
     Example:
         >>> fast = exe.mlp.bind_params({1: w1, 2: b1, 3: w2})
         >>> fast(x)             # only x is copied per call
+        >>> packed = exe.mlp.bind_params({1: w1, 2: b1, 3: w2}, packed=True)
+        >>> packed(x)           # weights laid out once, at load time
     """
 
-    def __init__(self, entry: EntryPoint, params: Mapping[int, Any]) -> None:
-        """Uploads ``params`` through the entry's dynamic module."""
+    def __init__(
+        self, entry: EntryPoint, params: Mapping[int, Any], *, packed: bool = False
+    ) -> None:
+        """Checks ``params`` and uploads them (or compiles the packed module)."""
         self.entry = entry
-        views: dict[int, rt.HalBufferView] = {}
+        arrays: dict[int, np.ndarray] = {}
         for index, value in params.items():
             if not 0 <= index < entry._nargs:
                 raise SignatureError(f"@{entry.name} has no argument {index}")
-            views[index] = entry._dynamic.upload(index, value)
-        self._views = views
+            expected = entry._signature.inputs[index]
+            if not isinstance(expected, TensorType):
+                raise SignatureError(f"argument {index} of @{entry.name} is not a tensor")
+            arrays[index] = tensor_argument(entry.name, index, value, expected)
         # Host copies, for calls that must run on the host (see `EntryPoint._on_host`).
-        self._arrays = {i: np.asarray(v) for i, v in params.items()}
-        self._free = [i for i in range(entry._nargs) if i not in views]
+        self._arrays = arrays
+        self._free = [i for i in range(entry._nargs) if i not in arrays]
+        self._views: dict[int, Any] = {}
+        self._packed: PackedParams | None = None
+        if not packed:
+            self._views = {i: entry._dynamic.upload(i, a) for i, a in arrays.items()}
+            return
+        if entry._pads:
+            raise ValueError(
+                f"@{entry.name} has bucketed axes ({', '.join(entry.sizes.buckets)}): "
+                "its parameters cannot be packed"
+            )
+        self._views = dict(arrays)
+        self._packed = PackedParams(entry.name, arrays)
+        self._variants: dict[Key, Function] = {}
+        self._calls: collections.Counter[Key] = collections.Counter()
+        exe = entry._exe
+        self._dynamic = exe._load_variant({}, self._packed).function(entry.name)
+        with entry._lock:
+            static_keys = list(entry._variants)
+        for key in static_keys:
+            binding = dict(zip(entry.named_axes, key, strict=True))
+            self._variants[key] = exe._load_variant(binding, self._packed).function(entry.name)
 
     def __call__(self, *args: Any) -> Any:
         """Calls the function with the non-parameter arguments, in order."""
+        entry = self.entry
         if len(args) != len(self._free):
             raise SignatureError(
-                f"@{self.entry.name} with bound parameters takes {len(self._free)} "
+                f"@{entry.name} with bound parameters takes {len(self._free)} "
                 f"arguments, got {len(args)}"
             )
-        full: list[Any] = [None] * self.entry._nargs
+        full: list[Any] = [None] * entry._nargs
         for i, view in self._views.items():
             full[i] = view
         for i, value in zip(self._free, args, strict=True):
             full[i] = value
-        return self.entry._run(self.entry._prepare(full), self._arrays)
+        prepared = entry._prepare(full)
+        if self._packed is None:
+            return entry._run(prepared, self._arrays)
+        return self._run_packed(prepared)
+
+    def _run_packed(self, prepared: list[Any]) -> Any:
+        """Plans like the entry, then runs the packed module (or its static
+        variant for the binding), passing the free arguments only."""
+        entry = self.entry
+        spec = entry._fixed or entry._specialization(
+            [getattr(v, "shape", ()) for v in prepared], prepared
+        )
+        if not entry._binds_empty and any(
+            isinstance(v, np.ndarray) and v.size == 0 for v in prepared
+        ):
+            return entry._run(prepared, self._arrays)
+        key = spec.static_key
+        function = self._variants.get(key)
+        if function is None:
+            function = self._dynamic
+            if entry.named_axes:
+                self._calls[key] += 1
+                if self._calls[key] == entry._hot_after:
+                    self._promote(key)
+        return entry._pack(function.dispatch([prepared[i] for i in self._free]))
+
+    def _promote(self, key: Key) -> None:
+        """Compiles the packed static variant of a hot binding in the background."""
+        entry = self.entry
+
+        def install(function: Function) -> None:
+            self._variants[key] = function
+            entry._exe._count_swaps(1)
+
+        binding = dict(zip(entry.named_axes, key, strict=True))
+        entry._exe._in_background(entry.name, binding, self._packed, install)

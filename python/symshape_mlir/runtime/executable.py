@@ -31,13 +31,14 @@ from mlir import ir
 from symshape_mlir.backend.artifact import CompiledModule
 from symshape_mlir.backend.compile import compile_module
 from symshape_mlir.backend.errors import CompileError
-from symshape_mlir.backend.runtime import LoadedModule, load
+from symshape_mlir.backend.runtime import Function, LoadedModule, load
 from symshape_mlir.backend.targets import get_target, target_flags
 from symshape_mlir.context import new_context
 from symshape_mlir.passes import run_pipeline
 from symshape_mlir.runtime.capture import FunctionSizes, capture_module
 from symshape_mlir.runtime.diskcache import DiskCache, cache_key, default_cache_dir
 from symshape_mlir.runtime.entry import EntryPoint
+from symshape_mlir.runtime.params import PackedParams
 
 __all__ = ["Executable", "Stats", "compile"]
 
@@ -179,15 +180,23 @@ class Executable:
             if seconds > _PROGRESS_AFTER:
                 logger.info("compiled %s for %s in %.1f s", what, self.target, seconds)
 
-    def _tiling(self, bindings: str) -> bool | None:
-        """Data tiling for the dynamic module (``""``) or a static variant."""
+    def _tiling(self, bindings: str, packed: PackedParams | None = None) -> bool | None:
+        """Data tiling for the dynamic module (``""``) or a static variant.
+
+        Modules with packed parameters use the target's default (on for
+        llvm-cpu): their weights are laid out once, at load time.
+        """
+        if packed is not None:
+            return None
         return self._static_data_tiling if bindings else self._data_tiling
 
-    def _requested_flags(self, bindings: str) -> tuple[str, ...]:
-        tiling = self._tiling(bindings)
+    def _requested_flags(self, bindings: str, packed: PackedParams | None) -> tuple[str, ...]:
+        tiling = self._tiling(bindings, packed)
         return (*target_flags(self.target, data_tiling=tiling), *self._extra_flags)
 
-    def _compile_text(self, bindings: str) -> tuple[CompiledModule, dict[str, Any]]:
+    def _compile_text(
+        self, bindings: str, packed: PackedParams | None = None
+    ) -> tuple[CompiledModule, dict[str, Any]]:
         """Runs the symshape pipeline and ``iree-compile``; captures sizes when dynamic."""
         with new_context():
             if self._filename is not None:
@@ -195,14 +204,18 @@ class Executable:
             else:
                 module = ir.Module.parse(self._text)
             meta: dict[str, Any] = {}
-            if not bindings:
+            if not bindings and packed is None:
                 sizes = capture_module(module, self._unplanned)
                 meta["functions"] = {name: s.to_json() for name, s in sizes.items()}
             specialize = f"symshape-specialize{{bindings={bindings}}}," if bindings else ""
             run_pipeline(module, f"builtin.module({specialize}{_PIPELINES[self.contract]})")
+            if packed is not None:
+                packed.globalize(module)
             resolved = module.operation.get_asm(enable_debug_info=True)
         what = f"@{self._filename or 'module'}" + (f" [{bindings}]" if bindings else "")
-        tiling = self._tiling(bindings)
+        if packed is not None:
+            what += f" with @{packed.function} parameters packed"
+        tiling = self._tiling(bindings, packed)
 
         def build() -> CompiledModule:
             try:
@@ -228,16 +241,19 @@ class Executable:
         meta["compile_seconds"] = compiled.compile_seconds
         return compiled, meta
 
-    def _build(self, bindings: str) -> tuple[CompiledModule, dict[str, Any]]:
+    def _build(
+        self, bindings: str, packed: PackedParams | None = None
+    ) -> tuple[CompiledModule, dict[str, Any]]:
         """Returns the artifact for ``bindings`` from the disk cache, compiling on a miss."""
         if self._disk is None:
-            return self._compile_text(bindings)
+            return self._compile_text(bindings, packed)
         unplanned = "all" if self._unplanned is True else ",".join(sorted(self._unplanned or ()))
+        params = f"|params={packed.key_text()}" if packed is not None else ""
         key = cache_key(
             self._text,
             self.target,
-            self._requested_flags(bindings),
-            bindings=f"{bindings}|unplanned={unplanned}|contract={self.contract}",
+            self._requested_flags(bindings, packed),
+            bindings=f"{bindings}|unplanned={unplanned}|contract={self.contract}{params}",
         )
         with self._disk.locked(key):
             entry = self._disk.read(key)
@@ -249,13 +265,15 @@ class Executable:
                 return CompiledModule(vmfb=entry.vmfb, target=self.target, flags=flags), entry.meta
             with self._stats_lock:
                 self._stats.disk_misses += 1
-            compiled, meta = self._compile_text(bindings)
+            compiled, meta = self._compile_text(bindings, packed)
             self._disk.write(key, compiled.vmfb, meta)
             return compiled, meta
 
-    def _load_variant(self, bindings: Mapping[str, int]) -> LoadedModule:
-        compiled, _ = self._build(_bindings_text(bindings))
-        return load(compiled, self.driver)
+    def _load_variant(
+        self, bindings: Mapping[str, int], packed: PackedParams | None = None
+    ) -> LoadedModule:
+        compiled, _ = self._build(_bindings_text(bindings), packed)
+        return load(compiled, self.driver, packed.parameters() if packed is not None else None)
 
     # -- variants and tiers --------------------------------------------------------
 
@@ -303,25 +321,35 @@ class Executable:
             if static_key in entry._pending or static_key in entry._variants:
                 return
             entry._pending.add(static_key)
+        binding = dict(zip(entry.named_axes, static_key, strict=True))
+        self._in_background(
+            entry.name, binding, None,
+            lambda function: self._count_swaps(entry._install(static_key, function)),
+        )
+
+    def _in_background(
+        self,
+        name: str,
+        binding: Mapping[str, int],
+        packed: PackedParams | None,
+        install: Callable[[Function], None],
+    ) -> None:
+        """Compiles the static variant of @name for ``binding`` in the tier
+        thread and hands its function to ``install``."""
         with self._stats_lock:
             if self._pool is None:
                 self._pool = concurrent.futures.ThreadPoolExecutor(
                     max_workers=1, thread_name_prefix="symshape-tier"
                 )
             pool = self._pool
-        binding = dict(zip(entry.named_axes, static_key, strict=True))
 
         def work() -> None:
             try:
-                loaded = self._load_variant(binding)
-                swapped = entry._install(static_key, loaded.function(entry.name))
+                install(self._load_variant(binding, packed).function(name))
             except Exception:
-                logger.exception(
-                    "static variant %s of @%s failed; staying dynamic", binding, entry.name
-                )
+                logger.exception("static variant %s of @%s failed; staying dynamic", binding, name)
                 return
-            self._count_swaps(swapped)
-            logger.debug("@%s: static variant for %s swapped in", entry.name, binding)
+            logger.debug("@%s: static variant for %s swapped in", name, binding)
 
         self._futures.append(pool.submit(work))
 
