@@ -4,7 +4,7 @@
 // makes one, equal sums beside their operand, a loop adding a slice at a
 // run-time offset, a matmul of a choice (of a tensor or a view) by one of
 // the tensors chosen from, a loop result reshaped to a size that folds to
-// a constant,
+// a constant, two choices on one condition,
 // and reshaped ones read before, in and after a loop: IREE 3.13
 // miscompiles or rejects each in plain upstream form
 // (symshape-resolve{target=iree} shields them; see
@@ -18,7 +18,8 @@
 // @loop_over_offset_slice; `(x if k > 0 else 2 * y) @ (2 * y)` for
 // @choose_into_matmul; `(v.reshape(m, m) if k > 0 else 2 * y) @ (2 * y)`
 // for @view_into_matmul; `(k + 1) * y` flattened and transposed for
-// @reshaped_loop_result; `full((rows * cols // 2, 2), k + 3)` for
+// @reshaped_loop_result; `y` and `y if k > 0 else x` for
+// @choices_on_one_condition; `full((rows * cols // 2, 2), k + 3)` for
 // @ones_around_a_loop.
 
 // A scalar-condition select: the whole of %x or the whole of %y.
@@ -278,6 +279,28 @@ func.func @reshaped_loop_result(%y: tensor<?x?xf32> {symshape.axes = #symshape.s
   %tinit = tensor.empty(%cols, %rows) : tensor<?x?xf32>
   %t = linalg.transpose ins(%sum : tensor<?x?xf32>) outs(%tinit : tensor<?x?xf32>) permutation = [1, 0]
   return %flat, %t : tensor<?xf32>, tensor<?x?xf32>
+}
+
+// Two branches on one condition, the first choosing %y either way, the
+// second %y or %x (IREE merges the branches; the merged first branch must
+// not yield one tensor for both results).
+func.func @choices_on_one_condition(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, c]>},
+                                    %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, c]>},
+                                    %k: tensor<i64>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %zero = arith.constant 0 : i64
+  %kv = tensor.extract %k[] : tensor<i64>
+  %c = arith.cmpi sgt, %kv, %zero : i64
+  %a = scf.if %c -> (tensor<?x?xf32>) {
+    scf.yield %y : tensor<?x?xf32>
+  } else {
+    scf.yield %y : tensor<?x?xf32>
+  }
+  %b = scf.if %c -> (tensor<?x?xf32>) {
+    scf.yield %y : tensor<?x?xf32>
+  } else {
+    scf.yield %x : tensor<?x?xf32>
+  }
+  return %a, %b : tensor<?x?xf32>, tensor<?x?xf32>
 }
 
 // Ones reshaped into pairs at run-time sizes (IREE makes them a splat), read

@@ -55,11 +55,14 @@ func.func @checked_cast(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}
 // values from outside into such a select; once tensors are stream resources,
 // IREE also folds such a branch into a select of resources that can break
 // partitioning. The select becomes an scf.if; a branch that computes no
-// tensor it yields yields a copy (a dispatch), tied to its own sizes.
+// tensor it yields yields a copy (a dispatch), tied to its own sizes; the
+// condition goes through a barrier, so that IREE merges no two branches
+// (nor then their copies).
 // CHECK-LABEL: func.func @choose
 // CHECK-SAME:    (%[[C:[^:]*]]: i1, %[[A:[^:]*]]: tensor<?xf32>, %[[B:[^:]*]]: tensor<?xf32>)
 // CHECK-NOT:     arith.select
-// CHECK:         %[[R:.*]] = scf.if %[[C]] -> (tensor<?xf32>) {
+// CHECK:         %[[CB:.*]] = "util.optimization_barrier"(%[[C]]) : (i1) -> i1
+// CHECK:         %[[R:.*]] = scf.if %[[CB]] -> (tensor<?xf32>) {
 // CHECK:           %[[DA:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?xf32>
 // CHECK:           %[[EA:.*]] = tensor.empty(%[[DA]]) : tensor<?xf32>
 // CHECK:           %[[CA:.*]] = linalg.generic {{.*}} outs(%[[EA]] : tensor<?xf32>)

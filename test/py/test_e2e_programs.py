@@ -465,6 +465,18 @@ PROGRAMS: dict[str, Program] = {
         1e-5,
         scalars=("k",),
     ),
+    "choices_on_one_condition": Program(
+        "choices.mlir",
+        "choices_on_one_condition",
+        ({"r": 1, "c": 3, "k": 2}, {"r": 1, "c": 3, "k": 0}, {"r": 0, "c": 2, "k": 0}),
+        lambda rng, b: (
+            _normal(rng, (b["r"], b["c"])),
+            _normal(rng, (b["r"], b["c"])),
+            np.array(b["k"], np.int64),
+        ),
+        lambda x, y, k: (y, y if k > 0 else x),
+        scalars=("k",),
+    ),
     "ones_around_a_loop": Program(
         "choices.mlir",
         "ones_around_a_loop",

@@ -250,11 +250,20 @@ def tie_branch_results(func: ir.Operation) -> int:
     metadata there. So each tensor-valued select becomes an ``scf.if``; a
     branch that yields a dynamic tensor it does not compute yields a copy
     (a ``linalg.generic`` reading it, a dispatch in the branch); and every
-    dynamic tensor a branch yields is tied to its own sizes:
+    dynamic tensor a branch yields is tied to its own sizes.
+
+    Where one branch yields one tensor for two results and the other two
+    tensors, IREE gives both results one buffer: the other branch's results
+    come back equal. Copies must not make that case: ``canonicalize`` merges
+    consecutive branches on one condition and CSE then merges their equal
+    copies, so each branch reads its condition through its own
+    ``util.optimization_barrier``; two results every branch yields one
+    tensor for are made one result:
 
     .. code-block:: mlir
 
-        %r = scf.if %c -> (tensor<?xf32>) {
+        %cb = "util.optimization_barrier"(%c) : (i1) -> i1
+        %r = scf.if %cb -> (tensor<?xf32>) {
           %d = tensor.dim %a, %c0 : tensor<?xf32>
           %e = tensor.empty(%d) : tensor<?xf32>
           %copy = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]}
@@ -286,8 +295,15 @@ def tie_branch_results(func: ir.Operation) -> int:
         dynamic = [i for i, result in enumerate(op.results) if _is_dynamic_tensor(result.type)]
         if not dynamic:
             continue
-        for region in op.regions:
-            terminator = region.blocks[0].operations[-1]
+        terminators = [region.blocks[0].operations[-1] for region in op.regions]
+        # Two results every branch yields one tensor for are one result.
+        for k, i in enumerate(dynamic):
+            for j in dynamic[k + 1:]:
+                if all(t.operands[i] == t.operands[j] for t in terminators):
+                    op.results[j].replace_all_uses_with(op.results[i])
+        with ir.InsertionPoint(op), op.location:
+            op.operands[0] = _barrier(op.operands[0])
+        for terminator in terminators:
             with ir.InsertionPoint(terminator), terminator.location:
                 for i in dynamic:
                     value = terminator.operands[i]
