@@ -507,3 +507,20 @@ func.func @sum_over_half_a_bound(%x: tensor<?x?xf32> {symshape.axes = #symshape.
     }
   return %s : tensor<?xf32>
 }
+
+// -----
+
+// A tensor both branches yield is the result: no choice, no copy.
+// CHECK-LABEL: func.func @same_either_way
+// CHECK-SAME:    (%{{[^:]*}}: i1, %[[A:[^:]*]]: tensor<?xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[A]] : tensor<?xf32>
+func.func @same_either_way(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>})
+    -> tensor<?xf32> {
+  %r = scf.if %c -> (tensor<?xf32>) {
+    scf.yield %a : tensor<?xf32>
+  } else {
+    scf.yield %a : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}

@@ -258,7 +258,10 @@ def tie_branch_results(func: ir.Operation) -> int:
     consecutive branches on one condition and CSE then merges their equal
     copies, so each branch reads its condition through its own
     ``util.optimization_barrier``; two results every branch yields one
-    tensor for are made one result:
+    tensor for are made one result, and a tensor both branches yield
+    replaces the result (no copy: IREE failed to compile the copy of a
+    transposed slice, 'LLVM Translation failed for operation:
+    builtin.unrealized_conversion_cast'):
 
     .. code-block:: mlir
 
@@ -296,6 +299,11 @@ def tie_branch_results(func: ir.Operation) -> int:
         if not dynamic:
             continue
         terminators = [region.blocks[0].operations[-1] for region in op.regions]
+        # A tensor both branches yield (made before the branch) is no choice.
+        for i in list(dynamic):
+            if terminators[0].operands[i] == terminators[1].operands[i]:
+                op.results[i].replace_all_uses_with(terminators[0].operands[i])
+                dynamic.remove(i)
         # Two results every branch yields one tensor for are one result.
         for k, i in enumerate(dynamic):
             for j in dynamic[k + 1:]:
