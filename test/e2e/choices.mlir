@@ -251,9 +251,10 @@ func.func @view_into_matmul(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[
 }
 
 // A loop result reshaped to the size of a one-element slice (a size that
-// folds to 1 only once the slice is cast back) and also transposed.
-func.func @reshaped_loop_result(%y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, c]>},
-                                %v: tensor<?xf32> {symshape.axes = #symshape.shape<[c]>},
+// folds to 1 only once the slice is cast back) and also transposed. (Its own
+// axis names: p * q must be 1, which the others' bindings are not.)
+func.func @reshaped_loop_result(%y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[p, q]>},
+                                %v: tensor<?xf32> {symshape.axes = #symshape.shape<[q]>},
                                 %k: tensor<i64>) -> (tensor<?xf32>, tensor<?x?xf32>) {
   %zero = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index

@@ -455,10 +455,10 @@ PROGRAMS: dict[str, Program] = {
     "reshaped_loop_result": Program(
         "choices.mlir",
         "reshaped_loop_result",
-        ({"r": 1, "c": 1, "k": 0}, {"r": 1, "c": 1, "k": 3}),
+        ({"p": 1, "q": 1, "k": 0}, {"p": 1, "q": 1, "k": 3}),
         lambda rng, b: (
-            _normal(rng, (b["r"], b["c"])),
-            _normal(rng, (b["c"],)),
+            _normal(rng, (b["p"], b["q"])),
+            _normal(rng, (b["q"],)),
             np.array(b["k"], np.int64),
         ),
         lambda y, v, k: ((int(k) + 1) * y.reshape(-1), (int(k) + 1) * y.T),
