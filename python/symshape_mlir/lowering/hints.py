@@ -196,13 +196,17 @@ def _is_dynamic_tensor(type_: ir.Type) -> bool:
     return isinstance(type_, ir.RankedTensorType) and not type_.has_static_shape
 
 
+# Ops through which a fill stays one value (IREE folds them into a splat).
+_SPLAT_PRESERVING = frozenset({
+    "tensor.cast", "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape",
+    "flow.tensor.tie_shape",
+})
+
 # Ops IREE makes into metadata on their source's buffer (and a copy, which
 # it elides): a branch that yields one of these of an outside value
 # computes nothing.
-_VIEWS = frozenset({
-    "tensor.cast", "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape",
-    "tensor.extract_slice", "tensor.bitcast", "linalg.copy", "flow.tensor.tie_shape",
-    "util.optimization_barrier",
+_VIEWS = _SPLAT_PRESERVING | frozenset({
+    "tensor.extract_slice", "tensor.bitcast", "linalg.copy", "util.optimization_barrier",
 })
 
 
@@ -220,15 +224,17 @@ def _computed_inside(value: ir.Value, op: ir.Operation) -> bool:
     return False
 
 
+def _extents(b: IndexBuilder, value: ir.Value) -> list[ir.Value | int]:
+    """The sizes of ``value`` for `generic_from_body`: static ones as ints."""
+    type_ = ir.RankedTensorType(value.type)
+    return [b.dim(value, axis) if type_.is_dynamic_dim(axis) else type_.shape[axis]
+            for axis in range(type_.rank)]
+
+
 def _fresh_copy(value: ir.Value) -> ir.Value:
     """``value`` copied element by element by a ``linalg.generic`` that reads
     it with ``tensor.extract`` (IREE folds an identity generic away)."""
-    type_ = ir.RankedTensorType(value.type)
-    index = ir.IndexType.get()
-    sizes = [tensor.DimOp(value, arith.ConstantOp(index, axis).result).result
-             if type_.is_dynamic_dim(axis) else type_.shape[axis]
-             for axis in range(type_.rank)]
-    return generic_from_body(type_, sizes,
+    return generic_from_body(ir.RankedTensorType(value.type), _extents(IndexBuilder(), value),
                              lambda indices: tensor.ExtractOp(value, indices).result)
 
 
@@ -349,12 +355,6 @@ def _in_linalg(op: ir.Operation) -> bool:
         parent = parent.parent
     return False
 
-
-# Ops through which a fill stays one value (IREE folds them into a splat).
-_SPLAT_PRESERVING = frozenset({
-    "tensor.cast", "tensor.reshape", "tensor.expand_shape", "tensor.collapse_shape",
-    "flow.tensor.tie_shape",
-})
 
 
 def _fill_scalar(value: ir.Value) -> ir.Value | None:
@@ -995,9 +995,8 @@ def _insert_out_of_place(insert: ir.Operation) -> ir.Value:
             scf.YieldOp([old])
         return branch.results[0]
 
-    extents = [b.dim(dest, axis) if dest_type.is_dynamic_dim(axis) else dest_type.shape[axis]
-               for axis in range(dest_type.rank)]
-    return generic_from_body(ir.RankedTensorType(insert.results[0].type), extents, body, [dest])
+    return generic_from_body(ir.RankedTensorType(insert.results[0].type), _extents(b, dest),
+                             body, [dest])
 
 
 def shield_insertions(func: ir.Operation) -> int:

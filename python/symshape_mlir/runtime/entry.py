@@ -291,9 +291,7 @@ class EntryPoint:
         spec.calls += 1
         if spec.calls == self._hot_after and not spec.static:
             self._exe._promote(self, spec.static_key)
-        if not self._binds_empty and any(
-            isinstance(v, np.ndarray) and v.size == 0 for v in prepared
-        ):
+        if self._unbindable(prepared):
             if spec.plan.all_empty:
                 return self._pack(
                     [
@@ -303,6 +301,13 @@ class EntryPoint:
                 )
             return self._on_host(prepared, hosts or {})
         return self._pack(spec.function.dispatch(prepared))
+
+    def _unbindable(self, prepared: Sequence[Any]) -> bool:
+        """Whether the driver cannot bind these arguments (a zero-element
+        array on a driver without empty bindings)."""
+        return not self._binds_empty and any(
+            isinstance(v, np.ndarray) and v.size == 0 for v in prepared
+        )
 
     # -- power-of-two buckets ------------------------------------------------------
 
@@ -485,17 +490,19 @@ class BoundFunction:
         # Host copies, for calls that must run on the host (see `EntryPoint._on_host`).
         self._arrays = arrays
         self._free = [i for i in range(entry._nargs) if i not in arrays]
-        self._views: dict[int, Any] = {}
+        # What each call passes at the bound positions: device views, or the
+        # arrays themselves when packed (the Level 2 checks read their shapes).
+        self._passed: dict[int, Any] = {}
         self._packed: PackedParams | None = None
         if not packed:
-            self._views = {i: entry._dynamic.upload(i, a) for i, a in arrays.items()}
+            self._passed = {i: entry._dynamic.upload(i, a) for i, a in arrays.items()}
             return
         if entry._pads:
             raise ValueError(
                 f"@{entry.name} has bucketed axes ({', '.join(entry.sizes.buckets)}): "
                 "its parameters cannot be packed"
             )
-        self._views = dict(arrays)
+        self._passed = dict(arrays)
         self._packed = PackedParams(entry.name, arrays)
         self._variants: dict[Key, Function] = {}
         self._calls: collections.Counter[Key] = collections.Counter()
@@ -516,8 +523,8 @@ class BoundFunction:
                 f"arguments, got {len(args)}"
             )
         full: list[Any] = [None] * entry._nargs
-        for i, view in self._views.items():
-            full[i] = view
+        for i, value in self._passed.items():
+            full[i] = value
         for i, value in zip(self._free, args, strict=True):
             full[i] = value
         prepared = entry._prepare(full)
@@ -529,13 +536,11 @@ class BoundFunction:
         """Plans like the entry, then runs the packed module (or its static
         variant for the binding), passing the free arguments only."""
         entry = self.entry
+        if entry._unbindable(prepared):
+            return entry._run(prepared, self._arrays)
         spec = entry._fixed or entry._specialization(
             [getattr(v, "shape", ()) for v in prepared], prepared
         )
-        if not entry._binds_empty and any(
-            isinstance(v, np.ndarray) and v.size == 0 for v in prepared
-        ):
-            return entry._run(prepared, self._arrays)
         key = spec.static_key
         function = self._variants.get(key)
         if function is None:

@@ -32,6 +32,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import tensor
 
+from symshape_mlir.walk import functions
+
 __all__ = ["PARAMETER_SCOPE", "PackedParams", "globalize_arguments", "parameter_key"]
 
 PARAMETER_SCOPE = "symshape"
@@ -72,14 +74,6 @@ class PackedParams:
                                 {i: a.shape for i, a in self.arrays.items()})
 
 
-def _function(module: ir.Module, name: str) -> ir.Operation:
-    for op in module.body.operations:
-        if op.operation.name == "func.func" and ir.StringAttr(
-                op.operation.attributes["sym_name"]).value == name:
-            return op.operation
-    raise KeyError(f"no function @{name} in the module")
-
-
 def globalize_arguments(module: ir.Module, function: str,
                         params: Mapping[int, tuple[int, ...]]) -> None:
     """Turns arguments of ``function`` into parameter globals.
@@ -93,7 +87,11 @@ def globalize_arguments(module: ir.Module, function: str,
     Raises:
         KeyError: No such function.
     """
-    func = _function(module, function)
+    found = [func for func in functions(module.operation)
+             if ir.StringAttr(func.attributes["sym_name"]).value == function]
+    if not found:
+        raise KeyError(f"no function @{function} in the module")
+    func = found[0]
     block = func.regions[0].blocks[0]
     first = block.operations[0]
     for index in sorted(params, reverse=True):
