@@ -362,3 +362,25 @@ func.func @constant_read_over_bound(%x: tensor<4x?xf32> {symshape.axes = #symsha
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Arithmetic on a bound stays a bound: a size computed from it by a
+// difference, a product or a division (floor or ceiling) by exact values
+// sizes a tensor by an upper bound (here (2 * batch - 1) ceildiv 2 =
+// batch), not by a fresh data-dependent extent.
+func.func @arith_on_a_bound(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?x4xf32> {
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
+  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
+  %rows = symshape.to_index %cap
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %twice = arith.muli %rows, %c2 : index
+  %less = arith.subi %twice, %c1 : index
+  %half = arith.ceildivsi %less, %c2 : index
+  %e = tensor.empty(%half) : tensor<?x4xf32>
+  // expected-error @below {{'linalg.copy' op cannot establish that 'linalg.copy' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal: it needs exact extents, got exact 'batch' and upper bound 'batch'}}
+  %r = linalg.copy ins(%x : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}

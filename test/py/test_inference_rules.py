@@ -99,7 +99,16 @@ SCALAR_CASES = [
                       " %r = arith.addi %u, %c1 : index", "index",
      "value ub(max(batch, seq) + 1)"),
     ("muli_of_bound", "%u = arith.select %flag, %b, %s : index\n"
-                      " %r = arith.muli %u, %c2 : index", "index", ""),
+                      " %r = arith.muli %u, %c2 : index", "index",
+     "value ub(2 * max(batch, seq))"),
+    ("floordivsi_of_bound", "%u = arith.select %flag, %b, %s : index\n"
+                            " %r = arith.floordivsi %u, %c2 : index", "index",
+     "value ub(max(batch, seq) floordiv 2)"),
+    ("subi_from_bound", "%u = arith.select %flag, %b, %s : index\n"
+                        " %r = arith.subi %u, %c1 : index", "index",
+     "value ub(max(batch, seq) - 1)"),
+    ("subi_of_bound", "%u = arith.select %flag, %b, %s : index\n"
+                      " %r = arith.subi %c1, %u : index", "index", ""),
     ("tensor_rank", "%r = tensor.rank %x : tensor<?x?x64xf32>", "index", "value 3"),
     ("extract_data", "%r = tensor.extract %t[%c0] : tensor<2xi64>", "i64", ""),
 ]

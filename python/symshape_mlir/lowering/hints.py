@@ -576,12 +576,15 @@ def _folded_extent(value: ir.Value, axis: int) -> int | None:
 def _has_empty_axis(facts: InferenceState | None, value: ir.Value) -> bool:
     """Whether ``value`` is a tensor with an axis of extent 0: static, a
     size that folds to 0 (`_folded_extent`), or (with ``facts``) a constant
-    0 inference found, exact or an upper bound (extents are nonnegative)."""
+    0 inference found, exact or an upper bound (extents are nonnegative),
+    looking through the hint `insert_upper_bound_hints` ties to it."""
     if not isinstance(value.type, ir.RankedTensorType):
         return False
     rank = ir.RankedTensorType(value.type).rank
     if any(_folded_extent(value, axis) == 0 for axis in range(rank)):
         return True
+    if isinstance(value.owner, ir.OpView) and value.owner.name == "flow.tensor.tie_shape":
+        value = value.owner.operands[0]
     shape = facts.defined_facts(value).shape or () if facts is not None else ()
     return any(extent.expr is not None and extent.expr.const_value == 0 for extent in shape)
 

@@ -82,9 +82,16 @@ _NONNEG_ONLY: dict[str, _Build] = {
     "index.minu": canon.minimum, "index.maxu": canon.maximum,
 }
 _DIVIDING = (canon.floordiv, canon.ceildiv, canon.mod)
-_BOUNDED: dict[str, Callable[[ShapeExtent, ShapeExtent], ShapeExtent]] = {
-    "arith.addi": g.add, "arith.minsi": g.minimum, "arith.maxsi": g.maximum,
-    "index.add": g.add, "index.mins": g.minimum, "index.maxs": g.maximum,
+# What a bound gives through the signed ops with floor semantics (a value
+# may be negative in between: each combinator gets the operands' proven
+# signs, see guarantee's table).
+_BOUNDED: dict[str, g.Combine] = {
+    "arith.addi": g.add_signed, "arith.subi": g.sub_signed, "arith.muli": g.mul_signed,
+    "arith.floordivsi": g.floordiv_signed, "arith.ceildivsi": g.ceildiv_signed,
+    "arith.minsi": g.min_signed, "arith.maxsi": g.max_signed,
+    "index.add": g.add_signed, "index.sub": g.sub_signed, "index.mul": g.mul_signed,
+    "index.floordivs": g.floordiv_signed, "index.ceildivs": g.ceildiv_signed,
+    "index.mins": g.min_signed, "index.maxs": g.max_signed,
 }
 _OPAQUE = (
     "arith.andi", "arith.ori", "arith.xori", "arith.shli", "arith.shrsi", "arith.shrui",
@@ -115,9 +122,11 @@ def _combine(name: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -
             value = cancel_exact_divisions(value)
         return Exact(value)
     bounded = _BOUNDED.get(name)
-    if bounded is not None and a.strength is not _UNKNOWN and b.strength is not _UNKNOWN:
-        return bounded(a, b)
-    return UNKNOWN
+    if bounded is None or a.strength is _UNKNOWN or b.strength is _UNKNOWN:
+        # A data value stays unknown (a size it gives is a fresh symbol).
+        return UNKNOWN
+    return bounded(a, isinstance(a, Exact) and _nonneg(a.expr, state),
+                   b, isinstance(b, Exact) and _nonneg(b.expr, state))
 
 
 def _elementwise(
