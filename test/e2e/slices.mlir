@@ -4,9 +4,16 @@
 // symshape-resolve{target=iree} shields it, see lowering/hints.py), and a
 // window of ones given a unit axis, at a run-time offset (IREE 3.13 fails
 // to distribute the copy of the window in the fill's dispatch).
+// Then slices at an offset read from a tensor (IREE 3.13 collapses their
+// axes as if they were contiguous), an empty slice of a slice at the end
+// (IREE composes the two and rejects the offset), and a broadcast that
+// reads a tensor with no columns (IREE rejects the slice it makes of each
+// read).
 // Reference: `x[2:]` and `x` for @past_end; `x[k:]` for @tail; `x[:, :n]`
 // and `x[:n, :n]` (n clipped at 0) for @truncate_no_columns;
-// `ones((rows // 2, 1, 2))` for @window_of_ones.
+// `ones((rows // 2, 1, 2))` for @window_of_ones; `x[:r - k, k:] + x[k:, :c -
+// k]` for @read_offsets; `x` and `x[1:1]` (n >= 1) for
+// @empty_slice_of_a_slice; `zeros((rz, cz))` (cz = 0) for @spread_nothing.
 
 // The rows of %x after its 2 static rows (none), and an empty block written
 // there.
@@ -65,4 +72,50 @@ func.func @window_of_ones(%x: tensor<?x2xf32> {symshape.axes = #symshape.shape<[
       : tensor<?x1x2xf32> to tensor<?x1x2xf32>
   %r = tensor.cast %window : tensor<?x1x2xf32> to tensor<?x?x?xf32>
   return %r : tensor<?x?x?xf32>
+}
+
+// The last r - k rows of the first columns plus the first rows of the last
+// c - k columns, %k in [0, min(r, c)].
+func.func @read_offsets(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[ro, co]>},
+                        %k: tensor<i64>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %kv = tensor.extract %k[] : tensor<i64>
+  %at = arith.index_cast %kv : i64 to index
+  %rows = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %n = arith.subi %rows, %at : index
+  %m = arith.subi %cols, %at : index
+  %a = tensor.extract_slice %x[0, %at] [%n, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %b = tensor.extract_slice %x[%at, 0] [%n, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %s = arith.addf %a, %b : tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+
+// The first l = min(max(n, 0), 1) elements of %x, and the l // 2 (none)
+// after the first of those (valid for n >= 1: l = 1).
+func.func @empty_slice_of_a_slice(%x: tensor<1xf32>, %n: tensor<i64>)
+    -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %nv = tensor.extract %n[] : tensor<i64>
+  %ni = arith.index_cast %nv : i64 to index
+  %pos = arith.maxsi %ni, %c0 : index
+  %len = arith.minsi %pos, %c1 : index
+  %a = tensor.extract_slice %x[0] [%len] [1] : tensor<1xf32> to tensor<?xf32>
+  %half = arith.floordivsi %len, %c2 : index
+  %b = tensor.extract_slice %a[1] [%half] [1] : tensor<?xf32> to tensor<?xf32>
+  return %a, %b : tensor<?xf32>, tensor<?xf32>
+}
+
+// %x (no columns) broadcast to the shape of %y, which has as many rows and
+// must have no columns either.
+func.func @spread_nothing(%x: tensor<?x0xf32> {symshape.axes = #symshape.shape<[rz, 0]>},
+                          %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[rz, cz]>})
+    -> tensor<?x?xf32> {
+  %xc = tensor.cast %x : tensor<?x0xf32> to tensor<?x?xf32>
+  %b = symshape.broadcast_in_dim %xc, %y dims [0, 1] to [dim(1, 0), dim(1, 1)]
+      : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %b : tensor<?x?xf32>
 }

@@ -219,7 +219,7 @@ func.func @gather_from_column(%table: tensor<?x?xf32> {symshape.axes = #symshape
 // CHECK-NEXT:    %[[AT2:.*]] = arith.select %[[EMPTY2]], %[[Z2]], %[[K]] : index
 // CHECK:         linalg.generic {{.*}} ins(%[[X]] : tensor<3x?xf32>)
 // CHECK:           arith.subi %{{.*}}, %[[AT2]] : index
-// CHECK:         tensor.extract_slice %[[X]][%c0{{(_[0-9]+)?}}, %[[J]]] [0, 2] [1, 1] : tensor<3x?xf32> to tensor<0x2xf32>
+// CHECK:         tensor.extract_slice %[[X]][0, %[[J]]] [0, 2] [1, 1] : tensor<3x?xf32> to tensor<0x2xf32>
 // CHECK:         return
 func.func @empty_at_end(%x: tensor<3x?xf32> {symshape.axes = #symshape.shape<[3, n]>},
                         %k: index, %len: index, %j: index)
@@ -523,4 +523,65 @@ func.func @same_either_way(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.
     scf.yield %a : tensor<?xf32>
   }
   return %r : tensor<?xf32>
+}
+
+// -----
+
+// IREE 3.13 composes a slice of a slice into one slice of the first source:
+// a static offset past a dynamic size is made 0 where that size is 0 when
+// the first source's extent is static, as on a static axis.
+// CHECK-LABEL: func.func @empty_in_a_slice
+// CHECK-SAME:    (%[[X:.*]]: tensor<1xf32>, %[[N:.*]]: index, %[[M:.*]]: index)
+// CHECK:         %[[A:.*]] = tensor.extract_slice %[[X]][0] [%[[N]]] [1]
+// CHECK:         %[[EMPTY:.*]] = arith.cmpi eq, %[[M]], %[[Z:.*]] : index
+// CHECK-NEXT:    %[[AT:.*]] = arith.select %[[EMPTY]], %[[Z]], %c1{{(_[0-9]+)?}} : index
+// CHECK-NEXT:    tensor.extract_slice %[[A]][%[[AT]]] [%[[M]]] [1] : tensor<?xf32> to tensor<?xf32>
+func.func @empty_in_a_slice(%x: tensor<1xf32>, %n: index, %m: index) -> tensor<?xf32> {
+  %a = tensor.extract_slice %x[0] [%n] [1] : tensor<1xf32> to tensor<?xf32>
+  %b = tensor.extract_slice %a[1] [%m] [1] : tensor<?xf32> to tensor<?xf32>
+  return %b : tensor<?xf32>
+}
+
+// -----
+
+// A slice offset read from a tensor goes through a barrier (one per value):
+// IREE 3.13 clones the read into the consumer's dispatch and then collapses
+// the axes of slices at [0, k] and [k, 0] as if they were contiguous.
+// CHECK-LABEL: func.func @slices_at_a_read_offset
+// CHECK:         %[[K:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[K]]) : (index) -> index
+// CHECK-NOT:     util.optimization_barrier
+// CHECK:         tensor.extract_slice %{{.*}}[0, %[[B]]]
+// CHECK:         tensor.extract_slice %{{.*}}[%[[B]], 0]
+func.func @slices_at_a_read_offset(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, c]>},
+                                   %t: tensor<i64>, %n: index, %m: index) -> tensor<?x?xf32> {
+  %e = symshape.runtime_scalar %t index : tensor<i64>
+  %k = symshape.to_index %e
+  %a = tensor.extract_slice %x[0, %k] [%n, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %b = tensor.extract_slice %x[%k, 0] [%n, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %s = arith.addf %a, %b : tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+
+// -----
+
+// An element read of a tensor with an empty axis is out of bounds wherever
+// it runs: it becomes a zero (IREE 3.13 makes a slice of it, which fails
+// to verify once its offset folds).
+// CHECK-LABEL: func.func @read_of_nothing
+// CHECK-NOT:     tensor.extract %
+// CHECK:         %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    linalg.yield %[[Z]] : f32
+func.func @read_of_nothing(%x: tensor<?x0xf32> {symshape.axes = #symshape.shape<[r, 0]>},
+                           %n: index, %m: index) -> tensor<?x?xf32> {
+  %e = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]} outs(%e : tensor<?x?xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %x[%i, %j] : tensor<?x0xf32>
+    linalg.yield %v : f32
+  } -> tensor<?x?xf32>
+  return %g : tensor<?x?xf32>
 }

@@ -557,6 +557,30 @@ PROGRAMS: dict[str, Program] = {
         lambda x, n: (x[:, : max(int(n), 0)], x[: max(int(n), 0), : max(int(n), 0)]),
         scalars=("n",),
     ),
+    "read_offsets": Program(
+        "slices.mlir",
+        "read_offsets",
+        ({"ro": 4, "co": 5, "k": 1}, {"ro": 3, "co": 3, "k": 3}, {"ro": 2, "co": 6, "k": 0},
+         {"ro": 0, "co": 2, "k": 0}),
+        lambda rng, b: (_normal(rng, (b["ro"], b["co"])), np.array(b["k"], np.int64)),
+        lambda x, k: (x[: x.shape[0] - int(k), int(k):] + x[int(k):, : x.shape[1] - int(k)],),
+        scalars=("k",),
+    ),
+    "empty_slice_of_a_slice": Program(
+        "slices.mlir",
+        "empty_slice_of_a_slice",
+        ({"n": 1}, {"n": 7}, {"n": 2}),
+        lambda rng, b: (_normal(rng, (1,)), np.array(b["n"], np.int64)),
+        lambda x, n: (x, x[1:1]),
+        scalars=("n",),
+    ),
+    "spread_nothing": Program(
+        "slices.mlir",
+        "spread_nothing",
+        ({"rz": 3, "cz": 0}, {"rz": 1, "cz": 0}, {"rz": 0, "cz": 0}),
+        lambda rng, b: (_normal(rng, (b["rz"], 0)), _normal(rng, (b["rz"], b["cz"]))),
+        lambda x, y: (np.zeros(y.shape, np.float32),),
+    ),
 }
 """Every end-to-end program, by test id."""
 

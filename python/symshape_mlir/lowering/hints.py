@@ -43,9 +43,10 @@ __all__ = [
     "shield_gathered_slices",
     "shield_insertions",
     "shield_loop_inits",
+    "shield_read_offsets",
+    "shield_reads_of_nothing",
     "shield_reshape_sizes",
     "shield_slices_of_fills",
-    "shield_slices_of_nothing",
     "shield_static_casts",
     "shield_unit_broadcasts",
     "tie_branch_results",
@@ -806,24 +807,57 @@ def _slice_parameters(op: ir.Operation) -> tuple[list[tuple[int, int | None]], .
     return tuple(out)
 
 
-def _static_extent(value: ir.Value, axis: int) -> int | None:
-    """The static extent of ``value`` on ``axis``, looking through casts."""
-    for link in _cast_chain(value):
-        type_ = ir.RankedTensorType(link.type)
-        if not type_.is_dynamic_dim(axis):
-            return type_.get_dim_size(axis)
-    return None
+def _base_extent(value: ir.Value, axis: int) -> int | None:
+    """The extent on ``axis`` of the tensor ``value`` slices in the end, if
+    it is static or folds (`_folded_extent`): IREE composes a same-rank
+    slice of a slice into one slice of the first source."""
+    while (extent := _folded_extent(value, axis)) is None:
+        owner = _producer(value)
+        if owner is None or owner.name != "tensor.extract_slice" or (
+                ir.RankedTensorType(owner.operands[0].type).rank
+                != ir.RankedTensorType(value.type).rank):
+            return None
+        value = owner.operands[0]
+    return extent
+
+
+def _with_offsets(op: ir.Operation, offsets: dict[int, ir.Value | int]) -> ir.Operation:
+    """``op`` (a slice) rebuilt with the given offsets on some axes."""
+    dynamic = ir.ShapedType.get_dynamic_size()
+    first = 1 if op.name == "tensor.extract_slice" else 2
+    entries, sizes, strides = _slice_parameters(op)
+    statics, values = [], []
+    for axis, (static, at) in enumerate(entries):
+        offset = offsets.get(axis, static if at is None else op.operands[at])
+        statics.append(offset if isinstance(offset, int) else dynamic)
+        if not isinstance(offset, int):
+            values.append(offset)
+    rest = [op.operands[at] for _, at in (*sizes, *strides) if at is not None]
+    attributes = {name: op.attributes[name] for name in op.attributes}
+    attributes["static_offsets"] = ir.DenseI64ArrayAttr.get(statics)
+    segments = [1] * first + [len(values)] + [
+        sum(at is not None for _, at in part) for part in (sizes, strides)]
+    attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(segments)
+    with ir.InsertionPoint(op), op.location:
+        rebuilt = ir.Operation.create(
+            op.name, results=[op.results[0].type],
+            operands=[*list(op.operands)[:first], *values, *rest], attributes=attributes)
+    op.results[0].replace_all_uses_with(rebuilt.results[0])
+    op.erase()
+    return rebuilt
 
 
 def shield_empty_slice_offsets(func: ir.Operation) -> int:
-    """Makes each run-time slice offset on an axis of static extent 0 when
-    the slice is empty there; returns how many offsets it rewrote.
+    """Makes each slice offset 0 where the slice is empty on that axis, if
+    the tensor sliced there in the end (`_base_extent`) has an extent that
+    is static or folds; returns how many offsets it rewrote.
 
     An empty slice may start at the extent itself (``%t[1] [0]`` of a
     ``tensor<1xf32>``). Once IREE 3.13 folds such an offset to a constant,
     its in-bounds check rejects the slice (``offset 0 is out-of-bounds: 1 >=
-    1``); where nothing is read or written the offset does not matter, so
-    it becomes 0 there:
+    1``), also after it composed the slice with the slice it slices; where
+    nothing is read or written the offset does not matter, so it becomes 0
+    there:
 
     .. code-block:: mlir
 
@@ -838,48 +872,133 @@ def shield_empty_slice_offsets(func: ir.Operation) -> int:
     for op in slices:
         sliced = op.operands[0 if op.name == "tensor.extract_slice" else 1]
         offsets, sizes, _ = _slice_parameters(op)
-        for axis, ((_, offset_at), (size, size_at)) in enumerate(zip(offsets, sizes)):
-            if (offset_at is not None and (size == 0 or size_at is not None)
-                    and _static_extent(sliced, axis) is not None):
-                with ir.InsertionPoint(op), op.location:
-                    zero = arith.ConstantOp(index, 0).result
-                    at = zero
-                    if size_at is not None:
-                        empty = arith.CmpIOp(arith.CmpIPredicate.eq, op.operands[size_at], zero)
-                        at = arith.SelectOp(empty, zero, op.operands[offset_at]).result
-                    op.operands[offset_at] = at
-                rewritten += 1
+        moved: dict[int, ir.Value | int] = {}
+        for axis, ((offset, offset_at), (size, size_at)) in enumerate(zip(offsets, sizes)):
+            if ((offset_at is None and offset == 0) or (size_at is None and size != 0)
+                    or _base_extent(sliced, axis) is None):
+                continue
+            if size_at is None:
+                moved[axis] = 0
+                continue
+            with ir.InsertionPoint(op), op.location:
+                zero = arith.ConstantOp(index, 0).result
+                at = op.operands[offset_at] if offset_at is not None \
+                    else arith.ConstantOp(index, offset).result
+                empty = arith.CmpIOp(arith.CmpIPredicate.eq, op.operands[size_at], zero)
+                moved[axis] = arith.SelectOp(empty, zero, at).result
+        if moved:
+            _with_offsets(op, moved)
+            rewritten += len(moved)
     return rewritten
 
 
-def shield_slices_of_nothing(func: ir.Operation) -> int:
-    """Replaces each ``tensor.extract_slice`` of a tensor with an axis of
-    static extent 0 (possibly behind casts) by a ``tensor.empty`` of its
-    sizes; returns how many. Such a slice is empty and reads nothing.
+def _reads_tensor(value: ir.Value) -> bool:
+    """Whether computing the scalar ``value`` reads a tensor element
+    (``tensor.extract``), through the scalar ops it comes from."""
+    pending, seen = [value], set()
+    while pending:
+        owner = pending.pop().owner
+        if not isinstance(owner, ir.OpView) or owner.name == "util.optimization_barrier":
+            continue
+        if owner.name == "tensor.extract":
+            return True
+        for operand in owner.operands:
+            if not isinstance(operand.type, ir.ShapedType) and operand not in seen:
+                seen.add(operand)
+                pending.append(operand)
+    return False
 
-    Once IREE 3.13 folds its offset on that axis to a constant, the slice
+
+def shield_read_offsets(func: ir.Operation) -> int:
+    """Passes each run-time offset of a ``tensor.extract_slice`` that is read
+    from a tensor through ``util.optimization_barrier``; returns how many
+    offsets.
+
+    IREE 3.13 clones the read (``tensor.extract`` of a 0-d tensor) into the
+    dispatch of the slice's consumer; its dimension collapsing then folds
+    the axes of two slices at offsets ``[0, %k]`` and ``[%k, 0]`` into one,
+    as if they were contiguous, and codegen fails (``write affecting
+    operations on global resources are restricted to workgroup distributed
+    contexts``). Behind a barrier the offset is computed before the
+    dispatch, as an operand of it:
+
+    .. code-block:: mlir
+
+        %x = tensor.extract %t[] : tensor<i64>
+        %k = arith.index_cast %x : i64 to index
+        %kb = "util.optimization_barrier"(%k) : (index) -> index
+        %s = tensor.extract_slice %m[0, %kb] [%rows, %cols] [1, 1]
+            : tensor<?x?xf32> to tensor<?x?xf32>
+    """
+    slices = collect_ops(func, lambda op: op.name == "tensor.extract_slice")
+    shielded: dict[ir.Value, ir.Value] = {}
+    for op in slices:
+        offsets, _, _ = _slice_parameters(op)
+        for _, at in offsets:
+            if at is None or not _reads_tensor(offset := op.operands[at]):
+                continue
+            if offset not in shielded:
+                with ir.InsertionPoint.after(offset.owner), op.location:
+                    shielded[offset] = _barrier(offset)
+            op.operands[at] = shielded[offset]
+    return len(shielded)
+
+
+def _reads_nothing(op: ir.Operation) -> bool:
+    """Whether ``op`` is a slice or an element read of a tensor with an axis
+    of extent 0, static or folding to it (`_folded_extent`)."""
+    if op.name == "tensor.extract":
+        element = op.results[0].type
+        if not isinstance(element, (ir.FloatType, ir.IntegerType, ir.IndexType)):
+            return False
+    elif op.name != "tensor.extract_slice":
+        return False
+    source = op.operands[0]
+    return any(_folded_extent(source, axis) == 0
+               for axis in range(ir.RankedTensorType(source.type).rank))
+
+
+def _zero(type_: ir.Type) -> ir.Value:
+    attr = ir.FloatAttr.get(type_, 0.0) if isinstance(type_, ir.FloatType) \
+        else ir.IntegerAttr.get(type_, 0)
+    return arith.ConstantOp(type_, attr).result
+
+
+def shield_reads_of_nothing(func: ir.Operation) -> int:
+    """Replaces each ``tensor.extract_slice`` of a tensor with an axis of
+    extent 0 (`_reads_nothing`) by a ``tensor.empty`` of its sizes, and
+    each ``tensor.extract`` of one by a zero; returns how many.
+    Such a slice is empty and reads nothing; such a read is out of bounds
+    wherever it runs, so it never runs in a call that passes its checks.
+
+    Once IREE 3.13 folds an offset on that axis to a constant, the slice
     fails to verify (``offset 1 is out-of-bounds: 0 >= 0``): no offset is
-    below an extent of 0, even for a slice of size 0. An empty tensor has
-    no offsets; IREE folds later slices of it into empty tensors too:
+    below an extent of 0, even for a slice of size 0. It makes a slice of
+    each element read in a ``linalg.generic`` body too, with the same
+    error. An empty tensor has no offsets; IREE folds later slices of it
+    into empty tensors too:
 
     .. code-block:: mlir
 
         %s = tensor.extract_slice %t[0, 0] [%rows, %k] [1, 1] : tensor<?x0xf32> to tensor<?x?xf32>
-        // becomes:
+        %v = tensor.extract %t[%i, %j] : tensor<?x0xf32>
+        // become:
         %s = tensor.empty(%rows, %k) : tensor<?x?xf32>
+        %v = arith.constant 0.000000e+00 : f32
     """
-    slices = collect_ops(func, lambda op: op.name == "tensor.extract_slice" and any(
-        _static_extent(op.operands[0], axis) == 0
-        for axis in range(ir.RankedTensorType(op.operands[0].type).rank)))
-    for op in slices:
-        _, sizes, _ = _slice_parameters(op)
+    reads = collect_ops(func, _reads_nothing)
+    for op in reads:
         with ir.InsertionPoint(op), op.location:
-            empty = ir.Operation.create(
-                "tensor.empty", results=[op.results[0].type],
-                operands=[op.operands[at] for _, at in sizes if at is not None]).result
-        op.results[0].replace_all_uses_with(empty)
+            if op.name == "tensor.extract":
+                value = _zero(op.results[0].type)
+            else:
+                _, sizes, _ = _slice_parameters(op)
+                value = ir.Operation.create(
+                    "tensor.empty", results=[op.results[0].type],
+                    operands=[op.operands[at] for _, at in sizes if at is not None]).result
+        op.results[0].replace_all_uses_with(value)
         op.erase()
-    return len(slices)
+    return len(reads)
 
 
 def shield_slices_of_fills(func: ir.Operation) -> int:

@@ -33,9 +33,10 @@ from symshape_mlir.lowering.hints import (
     shield_gathered_slices,
     shield_insertions,
     shield_loop_inits,
+    shield_read_offsets,
+    shield_reads_of_nothing,
     shield_reshape_sizes,
     shield_slices_of_fills,
-    shield_slices_of_nothing,
     shield_static_casts,
     shield_unit_broadcasts,
     tie_branch_results,
@@ -179,10 +180,11 @@ def resolve_module(
             if target == "iree":
                 tie_branch_results(func)
                 shield_captured_tensors(func)
-                shield_slices_of_nothing(func)
+                shield_reads_of_nothing(func)
                 shield_slices_of_fills(func)
                 shield_empty_reductions(func, None)
                 shield_empty_slice_offsets(func)
+                shield_read_offsets(func)
                 shield_insertions(func)
                 shield_gathered_slices(func)
                 shield_unit_broadcasts(func, facts)
