@@ -37,7 +37,7 @@ class Resolve(ModulePass):
     become out-of-place ``linalg.generic`` ops, reductions over an empty
     axis give their inits, slices of empty tensors and of fills become
     ``tensor.empty`` and fills, and equal elementwise tensors are merged
-    (see :mod:`symshape_mlir.lowering.hints`).
+    (see :mod:`symshape_mlir.lowering.iree`).
 
     Before::
 

@@ -8,7 +8,7 @@
 // and reshaped ones read before, in and after a loop: IREE 3.13
 // miscompiles or rejects each in plain upstream form
 // (symshape-resolve{target=iree} shields them; see
-// python/symshape_mlir/lowering/hints.py).
+// python/symshape_mlir/lowering/iree/).
 // Reference: `x if k > 0 else y` for @choose and @branch; `y` and
 // `(k + 1) * y[:, :cols // 2]` for @loop_from_slice; `ones(x.shape)` and
 // `(k + 1) * ones(x.shape)` for @insert_beside_loop; `y` with `a` over its

@@ -1,6 +1,6 @@
 // Reductions over an axis of extent 0: IREE 3.13 crashes on a dispatch that
 // holds one once it sees the 0 (symshape-resolve{target=iree} returns the
-// op's inits instead; see python/symshape_mlir/lowering/hints.py).
+// op's inits instead; see python/symshape_mlir/lowering/iree/reductions.py).
 // Reference: `zeros((r, m))` for @matmul_over_no_columns; `zeros(r)` (the
 // row sums of `x[:, :1 // 2]`) for @sum_over_half_a_row and
 // @sum_over_half_a_bound.

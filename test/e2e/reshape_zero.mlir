@@ -2,7 +2,7 @@
 // element counts agree although the other sizes differ (0 x 4 holds as many
 // elements as 0 x 0). IREE 3.13 re-derives such targets as if no size could
 // be 0 and returned 0 x 4; symshape-resolve{target=iree} shields the sizes
-// (see python/symshape_mlir/lowering/hints.py).
+// (see python/symshape_mlir/lowering/iree/reshapes.py).
 //
 // Reference: x.reshape(rows, rows) for @square and @square_upstream.
 // Bindings: rows, cols (rows == cols, or rows == 0).

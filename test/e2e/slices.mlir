@@ -1,9 +1,9 @@
 // Slices that are empty at the very end of an axis of static extent: the
 // offset equals the extent, which is valid only because nothing is read or
 // written (IREE 3.13 rejects it once the offset is a folded constant;
-// symshape-resolve{target=iree} shields it, see lowering/hints.py), and a
-// window of ones given a unit axis, at a run-time offset (IREE 3.13 fails
-// to distribute the copy of the window in the fill's dispatch).
+// symshape-resolve{target=iree} shields it, see lowering/iree/slices.py),
+// and a window of ones given a unit axis, at a run-time offset (IREE 3.13
+// fails to distribute the copy of the window in the fill's dispatch).
 // Then slices at an offset read from a tensor (IREE 3.13 collapses their
 // axes as if they were contiguous), an empty slice of a slice at the end
 // (IREE composes the two and rejects the offset), and a broadcast that

@@ -2,8 +2,8 @@
 // IREE 3.13 drops the unit loops, reads the element as a rank-reducing slice
 // and rejects the slice it makes of it ('expected rank to be smaller or
 // equal to the other rank'; symshape-resolve{target=iree} gives the op
-// opaque sizes; see python/symshape_mlir/lowering/hints.py). Beside it %y
-// as it is, which has the zero-size axes of the bindings.
+// opaque sizes; see python/symshape_mlir/lowering/iree/broadcasts.py).
+// Beside it %y as it is, which has the zero-size axes of the bindings.
 // Reference: `full((1, 1), v[0])` and `y` for @spread_one_element
 // (resolved with the contract deferred: `n` is 1 only at run time).
 

@@ -6,7 +6,7 @@ In the order ``symshape-resolve`` runs them:
 * :mod:`~symshape_mlir.lowering.checks`: the run-time check of an
   obligation (deferred violations, unproven equations) as a ``cf.assert``;
 * :mod:`~symshape_mlir.lowering.entry`: entry checks of the named axes;
-* :mod:`~symshape_mlir.lowering.hints`: IREE upper-bound hints and shields;
+* :mod:`~symshape_mlir.lowering.iree`: IREE upper-bound hints and shields;
 * :mod:`~symshape_mlir.lowering.ops`: one rule per symshape op, over
   :mod:`~symshape_mlir.lowering.exprs` (extents as ``index`` arithmetic),
   :mod:`~symshape_mlir.lowering.index_builder` and

@@ -24,7 +24,8 @@ from symshape_mlir.lowering.checks import emit_checks
 from symshape_mlir.lowering.entry import emit_entry_checks
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings
-from symshape_mlir.lowering.hints import (
+from symshape_mlir.lowering.index_builder import IndexBuilder
+from symshape_mlir.lowering.iree import (
     insert_upper_bound_hints,
     merge_equal_elementwise,
     shield_captured_tensors,
@@ -41,7 +42,6 @@ from symshape_mlir.lowering.hints import (
     shield_unit_broadcasts,
     tie_branch_results,
 )
-from symshape_mlir.lowering.index_builder import IndexBuilder
 from symshape_mlir.lowering.ops import RULES, LoweringState
 from symshape_mlir.walk import collect_ops, enclosing_function, functions
 
@@ -141,7 +141,7 @@ def resolve_module(
     Args:
         module: the ``builtin.module``.
         target: ``generic`` emits upstream dialects only; ``iree`` also turns
-            constant upper bounds into IREE hints (:mod:`.hints`), which
+            constant upper bounds into IREE hints (:mod:`.iree`), which
             needs a context that allows unregistered dialects.
         facts: the module's inference (inferred here when not given).
 

@@ -1,0 +1,81 @@
+"""IR helpers the shields share: a tensor's dynamic sizes, ties of a tensor
+to sizes (``flow.tensor.tie_shape``), values IREE cannot look through
+(``util.optimization_barrier``), and the op a value comes from before any
+``tensor.cast``.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, tensor
+
+__all__ = [
+    "barrier",
+    "behind_barrier",
+    "dynamic_sizes",
+    "opaque",
+    "producer",
+    "redirect",
+    "tie_shape",
+]
+
+
+def dynamic_sizes(value: ir.Value) -> list[ir.Value]:
+    """``tensor.dim`` of each dynamic axis of ``value``, at the insertion point."""
+    type_ = ir.RankedTensorType(value.type)
+    index = ir.IndexType.get()
+    return [tensor.DimOp(value, arith.ConstantOp(index, axis).result).result
+            for axis in range(type_.rank) if type_.is_dynamic_dim(axis)]
+
+
+def redirect(value: ir.Value, replacement: ir.Value, users: list) -> None:
+    """Makes ``users`` (taken before ``replacement`` was built on ``value``)
+    read ``replacement``."""
+    for user in users:
+        owner = user.operation if isinstance(user, ir.OpView) else user
+        for i, operand in enumerate(owner.operands):
+            if operand == value:
+                owner.operands[i] = replacement
+
+
+def tie_shape(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
+    return ir.Operation.create("flow.tensor.tie_shape", results=[value.type],
+                               operands=[value, *sizes]).result
+
+
+def opaque(values: list[ir.Value]) -> list[ir.Value]:
+    """``values`` through one ``util.optimization_barrier``: copies IREE
+    cannot find equal to any other value (nor fold into their producers)."""
+    if not values:
+        return []
+    barrier = ir.Operation.create("util.optimization_barrier",
+                                  results=[value.type for value in values], operands=values)
+    return list(barrier.results)
+
+
+def barrier(value: ir.Value) -> ir.Value:
+    return opaque([value])[0]
+
+
+def _cast_chain(value: ir.Value) -> list[ir.Value]:
+    """``value``, then the source of each ``tensor.cast`` it comes through
+    (IREE folds such casts into the op that reads them)."""
+    chain = [value]
+    owner = value.owner
+    while isinstance(owner, ir.OpView) and owner.name == "tensor.cast":
+        chain.append(owner.operands[0])
+        owner = owner.operands[0].owner
+    return chain
+
+
+def producer(value: ir.Value) -> ir.OpView | None:
+    """The op that makes ``value`` before any cast (``None``: an argument)."""
+    owner = _cast_chain(value)[-1].owner
+    return owner if isinstance(owner, ir.OpView) else None
+
+
+def behind_barrier(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
+    """``value`` through ``util.optimization_barrier``, tied to ``sizes`` (its
+    dynamic sizes) so that IREE still knows them."""
+    hidden = barrier(value)
+    return tie_shape(hidden, sizes) if sizes else hidden

@@ -1,0 +1,67 @@
+"""Linalg ops over an axis of extent 0, which IREE 3.13 crashes on: their
+uses get their inits.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.lowering.iree.folding import has_empty_axis
+from symshape_mlir.walk import collect_ops
+
+__all__ = ["shield_empty_reductions"]
+
+
+# Linalg ops whose every operand axis is one loop of the op (projected permutations).
+_STRUCTURED = frozenset({
+    "linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.dot",
+    "linalg.reduce", "linalg.generic",
+})
+
+
+def _indexes_by_loops(op: ir.Operation) -> bool:
+    """Whether each axis of each operand of ``op`` is one of its loops."""
+    if op.name != "linalg.generic":
+        return op.name in _STRUCTURED
+    return all(ir.AffineMapAttr(m).value.is_projected_permutation
+               for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
+
+
+def shield_empty_reductions(func: ir.Operation, facts: InferenceState | None) -> int:
+    """Gives the uses of each linalg op with an input of extent 0 its inits
+    instead; returns how many ops. Each operand axis of such an op is one of
+    its loops, so its body never runs and it returns its inits unchanged.
+    Run before lowering with ``facts``, and after it without (extents the
+    lowered sizes fold to: a bound's value, say, floor-divided to 0).
+
+    IREE 3.13 crashes naming a dispatch that holds a loop of extent 0 once
+    it sees the 0 (``AnnotateDispatches`` weighs an op by the product of its
+    loop ranges, and ``saturatingMul`` divides by each: a division by zero).
+    IREE drops an op whose result is empty itself; what stays is a
+    reduction over an empty axis, which inference may know empty before
+    IREE folds its extent to 0:
+
+    .. code-block:: mlir
+
+        %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+        %mm = linalg.matmul ins(%a, %b : tensor<?x0xf32>, tensor<0x?xf32>)
+            outs(%z : tensor<?x?xf32>) -> tensor<?x?xf32>
+        return %mm : tensor<?x?xf32>
+        // becomes:  return %z : tensor<?x?xf32>
+
+    The op stays (dead, IREE drops it) after the run-time checks emitted
+    for it.
+    """
+    shielded = 0
+    for op in collect_ops(func, _indexes_by_loops):
+        operands = list(op.operands)
+        inputs, inits = (operands[:len(operands) - len(op.results)],
+                         operands[len(operands) - len(op.results):])
+        if not any(list(result.uses) for result in op.results) or not any(
+                has_empty_axis(facts, value) for value in inputs):
+            continue
+        for result, init in zip(op.results, inits, strict=True):
+            result.replace_all_uses_with(init)
+        shielded += 1
+    return shielded
