@@ -585,3 +585,34 @@ func.func @read_of_nothing(%x: tensor<?x0xf32> {symshape.axes = #symshape.shape<
   } -> tensor<?x?xf32>
   return %g : tensor<?x?xf32>
 }
+
+// -----
+
+// A choice reshaped at a run-time size and also read: the reshape reads it
+// through a barrier tied to its sizes (IREE 3.13 fails to order the
+// partitions around it otherwise); the slice reads the choice itself.
+// CHECK-LABEL: func.func @flat_and_head_of_a_choice
+// CHECK:         %[[C:.*]] = scf.if
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[C]]) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}}, %{{.*}}) : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+// CHECK:         tensor.reshape %[[T]](%{{.*}}) : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?xf32>
+// CHECK:         tensor.extract_slice %[[C]][0, 0]
+func.func @flat_and_head_of_a_choice(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[fa, fb]>},
+                                     %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[fa, fb]>},
+                                     %n: tensor<i64>, %k: index, %cond: i1)
+    -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %c = scf.if %cond -> (tensor<?x?xf32>) {
+    scf.yield %x : tensor<?x?xf32>
+  } else {
+    scf.yield %y : tensor<?x?xf32>
+  }
+  %e = symshape.runtime_scalar %n index : tensor<i64>
+  %len = symshape.to_index %e
+  %len64 = arith.index_cast %len : index to i64
+  %shape = tensor.from_elements %len64 : tensor<1xi64>
+  %flat = tensor.reshape %c(%shape) : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?xf32>
+  %cols = tensor.dim %c, %c1 : tensor<?x?xf32>
+  %head = tensor.extract_slice %c[0, 0] [%k, %cols] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  return %flat, %head : tensor<?xf32>, tensor<?x?xf32>
+}

@@ -452,6 +452,28 @@ PROGRAMS: dict[str, Program] = {
         1e-4,
         scalars=("k",),
     ),
+    "flat_and_head_of_a_choice": Program(
+        "reshaped_choices.mlir",
+        "flat_and_head_of_a_choice",
+        (
+            {"fa": 2, "fb": 3, "ga": 4, "gb": 2, "fn": 6, "k": 3},
+            {"fa": 2, "fb": 3, "ga": 4, "gb": 2, "fn": 8, "k": 1},
+            {"fa": 3, "fb": 1, "ga": 1, "gb": 5, "fn": 3, "k": 7},
+            {"fa": 0, "fb": 3, "ga": 0, "gb": 5, "fn": 0, "k": 0},
+        ),
+        lambda rng, b: (
+            _normal(rng, (b["fa"], b["fb"])),
+            _normal(rng, (b["ga"], b["gb"])),
+            _normal(rng, (b["fn"],)),
+            np.array(b["k"], np.int64),
+        ),
+        lambda x, y, v, k: (
+            (x if int(k) > 2 else y).reshape(-1),
+            (x if int(k) > 2 else y)[: max(int(k), 0)],
+        ),
+        scalars=("k",),
+        passes=TO_IREE_DEFERRED,
+    ),
     "reshaped_loop_result": Program(
         "choices.mlir",
         "reshaped_loop_result",

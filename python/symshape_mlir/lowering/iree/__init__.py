@@ -28,7 +28,8 @@ In the order ``symshape-resolve`` runs them:
 * :mod:`~symshape_mlir.lowering.iree.broadcasts`: broadcasts over extents
   of 1 (`shield_unit_broadcasts`);
 * :mod:`~symshape_mlir.lowering.iree.reshapes`: run-time reshape sizes
-  (`shield_reshape_sizes`);
+  (`shield_reshape_sizes`) and the loop or branch results such reshapes
+  read (`shield_reshaped_region_results`);
 * :mod:`~symshape_mlir.lowering.iree.elementwise`: equal elementwise
   tensors (`merge_equal_elementwise`).
 
@@ -47,7 +48,10 @@ from symshape_mlir.lowering.iree.casts import shield_static_casts
 from symshape_mlir.lowering.iree.elementwise import merge_equal_elementwise
 from symshape_mlir.lowering.iree.hints import insert_upper_bound_hints
 from symshape_mlir.lowering.iree.reductions import shield_empty_reductions
-from symshape_mlir.lowering.iree.reshapes import shield_reshape_sizes
+from symshape_mlir.lowering.iree.reshapes import (
+    shield_reshape_sizes,
+    shield_reshaped_region_results,
+)
 from symshape_mlir.lowering.iree.slices import (
     shield_empty_slice_offsets,
     shield_gathered_slices,
@@ -69,6 +73,7 @@ __all__ = [
     "shield_read_offsets",
     "shield_reads_of_nothing",
     "shield_reshape_sizes",
+    "shield_reshaped_region_results",
     "shield_slices_of_fills",
     "shield_static_casts",
     "shield_unit_broadcasts",

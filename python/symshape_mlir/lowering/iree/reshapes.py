@@ -1,16 +1,22 @@
-"""Run-time target sizes of reshapes, passed through barriers (IREE 3.13
-re-derives them as if no axis could be 0).
+"""Reshapes at run-time sizes: their target sizes, and the loop or branch
+results they read, passed through barriers.
 """
 
 from __future__ import annotations
 
 from mlir import ir
 
-from symshape_mlir.lowering.iree.barriers import barrier, producer
+from symshape_mlir.lowering.iree.barriers import (
+    barrier,
+    behind_barrier,
+    cast_chain,
+    dynamic_sizes,
+    producer,
+)
 from symshape_mlir.lowering.iree.folding import folded
 from symshape_mlir.walk import collect_ops
 
-__all__ = ["shield_reshape_sizes"]
+__all__ = ["shield_reshape_sizes", "shield_reshaped_region_results"]
 
 
 def _is_reshaped(value: ir.Value) -> bool:
@@ -56,4 +62,59 @@ def shield_reshape_sizes(func: ir.Operation) -> int:
                 with ir.InsertionPoint(sizes), sizes.location:
                     sizes.operands[i] = barrier(sizes.operands[i])
                 shielded += 1
+    return shielded
+
+
+def _readers(value: ir.Value) -> list[ir.Operation]:
+    """The ops that read ``value``, through casts (a ``tensor.dim`` reads
+    only its size)."""
+    readers = []
+    for use in value.uses:
+        owner = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
+        if owner.name == "tensor.cast":
+            readers += _readers(owner.results[0])
+        elif owner.name != "tensor.dim":
+            readers.append(owner)
+    return readers
+
+
+def _runtime_target(reshape: ir.Operation) -> bool:
+    """Whether some target size of a ``tensor.reshape`` does not fold."""
+    shape = reshape.operands[1].owner
+    if not (isinstance(shape, ir.OpView) and shape.name == "tensor.from_elements"):
+        return not (isinstance(shape, ir.OpView) and shape.name == "arith.constant")
+    return any(folded(size) is None for size in shape.operands)
+
+
+def shield_reshaped_region_results(func: ir.Operation) -> int:
+    """Passes the source of each ``tensor.reshape`` at run-time sizes that
+    is a result of a loop or branch (``scf.for``, ``scf.while``,
+    ``scf.if``), possibly cast, read by other ops too, through
+    ``util.optimization_barrier`` (and its sizes); returns how many.
+
+    IREE 3.13 fails to order the partitions around such a result (``failed
+    to schedule execution partitions without cyclic dependencies``); with
+    the reshape reading a barrier it compiles:
+
+    .. code-block:: mlir
+
+        %v = scf.if %c -> (tensor<?x?xf32>) { ... }
+        %b = "util.optimization_barrier"(%v) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+        %t = "flow.tensor.tie_shape"(%b, %rows, %cols)
+            : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+        %flat = tensor.reshape %t(%shape) : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?xf32>
+        %head = tensor.extract_slice %v[0, 0] [%k, %cols] [1, 1]
+            : tensor<?x?xf32> to tensor<?x?xf32>
+    """
+    shielded = 0
+    for op in collect_ops(func, lambda op: op.name == "tensor.reshape" and _runtime_target(op)):
+        source = op.operands[0]
+        region = producer(source)
+        if region is None or region.name not in ("scf.for", "scf.while", "scf.if"):
+            continue
+        if len(_readers(cast_chain(source)[-1])) < 2:
+            continue
+        with ir.InsertionPoint(op), op.location:
+            op.operands[0] = behind_barrier(source, dynamic_sizes(source))
+        shielded += 1
     return shielded
