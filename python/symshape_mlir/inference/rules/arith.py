@@ -65,14 +65,22 @@ _UNKNOWN = Strength.UNKNOWN
 Facts = list[ValueFacts | None]
 _Build = Callable[[Expr, Expr], Expr]
 
-_EXACT_OPS: dict[str, _Build] = {
-    "arith.addi": canon.add, "arith.subi": canon.sub, "arith.muli": canon.mul,
-    "arith.floordivsi": canon.floordiv, "arith.ceildivsi": canon.ceildiv,
-    "arith.minsi": canon.minimum, "arith.maxsi": canon.maximum,
-    "index.add": canon.add, "index.sub": canon.sub, "index.mul": canon.mul,
-    "index.floordivs": canon.floordiv, "index.ceildivs": canon.ceildiv,
-    "index.mins": canon.minimum, "index.maxs": canon.maximum,
+# The signed ops with floor semantics (arith, index): the exact expression,
+# and what a bound gives through them (a value may be negative in between:
+# each combinator gets the operands' proven signs, see guarantee's table).
+_SIGNED_OPS: dict[tuple[str, str], tuple[_Build, g.Combine]] = {
+    ("arith.addi", "index.add"): (canon.add, g.add_signed),
+    ("arith.subi", "index.sub"): (canon.sub, g.sub_signed),
+    ("arith.muli", "index.mul"): (canon.mul, g.mul_signed),
+    ("arith.floordivsi", "index.floordivs"): (canon.floordiv, g.floordiv_signed),
+    ("arith.ceildivsi", "index.ceildivs"): (canon.ceildiv, g.ceildiv_signed),
+    ("arith.minsi", "index.mins"): (canon.minimum, g.min_signed),
+    ("arith.maxsi", "index.maxs"): (canon.maximum, g.max_signed),
 }
+_EXACT_OPS: dict[str, _Build] = {
+    name: build for names, (build, _) in _SIGNED_OPS.items() for name in names}
+_BOUNDED: dict[str, g.Combine] = {
+    name: bounded for names, (_, bounded) in _SIGNED_OPS.items() for name in names}
 _NONNEG_ONLY: dict[str, _Build] = {
     "arith.divsi": canon.floordiv, "arith.divui": canon.floordiv,
     "arith.remsi": canon.mod, "arith.remui": canon.mod, "arith.ceildivui": canon.ceildiv,
@@ -82,17 +90,6 @@ _NONNEG_ONLY: dict[str, _Build] = {
     "index.minu": canon.minimum, "index.maxu": canon.maximum,
 }
 _DIVIDING = (canon.floordiv, canon.ceildiv, canon.mod)
-# What a bound gives through the signed ops with floor semantics (a value
-# may be negative in between: each combinator gets the operands' proven
-# signs, see guarantee's table).
-_BOUNDED: dict[str, g.Combine] = {
-    "arith.addi": g.add_signed, "arith.subi": g.sub_signed, "arith.muli": g.mul_signed,
-    "arith.floordivsi": g.floordiv_signed, "arith.ceildivsi": g.ceildiv_signed,
-    "arith.minsi": g.min_signed, "arith.maxsi": g.max_signed,
-    "index.add": g.add_signed, "index.sub": g.sub_signed, "index.mul": g.mul_signed,
-    "index.floordivs": g.floordiv_signed, "index.ceildivs": g.ceildiv_signed,
-    "index.mins": g.min_signed, "index.maxs": g.max_signed,
-}
 _OPAQUE = (
     "arith.andi", "arith.ori", "arith.xori", "arith.shli", "arith.shrsi", "arith.shrui",
     "index.and", "index.or", "index.xor", "index.shl", "index.shrs", "index.shru",
