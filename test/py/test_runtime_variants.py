@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from runtime_programs import ADD
 from symshape_mlir import runtime
@@ -28,6 +30,26 @@ def _mlp_args(batch: int) -> tuple[np.ndarray, ...]:
 
 def _mlp_ref(x: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray) -> np.ndarray:
     return (np.maximum(x @ w1 + b1, 0.0) @ w2).reshape(-1)
+
+
+ATTENTION = Path(__file__).resolve().parents[2] / "test" / "e2e" / "attention.mlir"
+
+
+def test_dynamic_data_tiling_follows_the_contractions(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """By default the dynamic module is data-tiled when each contraction has
+    a static operand (the MLP's weights), and not when one contracts two
+    activations (attention's scores: no failed tiled compile first); an
+    explicit choice is kept."""
+    mlp = runtime.compile(EXAMPLE, cache_dir=tmp_path, hot_after=None)
+    assert "--iree-opt-data-tiling" in mlp.flags
+    with caplog.at_level(logging.INFO, logger="symshape_mlir.runtime.executable"):
+        attention = runtime.compile(ATTENTION, cache_dir=tmp_path, hot_after=None)
+    assert "--iree-opt-data-tiling=false" in attention.flags
+    assert not [r for r in caplog.records if "without data tiling" in r.getMessage()]
+    untiled = runtime.compile(EXAMPLE, cache_dir=None, hot_after=None, data_tiling=False)
+    assert "--iree-opt-data-tiling=false" in untiled.flags
 
 
 def test_lru_evicts_least_recent(tmp_path: Path) -> None:
@@ -81,6 +103,7 @@ def test_tiers_off(tmp_path: Path) -> None:
 _CHILD = """
 import json, sys
 import numpy as np
+import pytest
 from symshape_mlir import runtime
 exe = runtime.compile(sys.argv[1], cache_dir=sys.argv[2], hot_after=None)
 a = np.arange(12, dtype=np.float32).reshape(3, 4)

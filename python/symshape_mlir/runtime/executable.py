@@ -39,6 +39,7 @@ from symshape_mlir.runtime.capture import FunctionSizes, capture_module
 from symshape_mlir.runtime.diskcache import DiskCache, cache_key, default_cache_dir
 from symshape_mlir.runtime.entry import EntryPoint
 from symshape_mlir.runtime.params import PackedParams
+from symshape_mlir.walk import collect_ops
 
 __all__ = ["Executable", "Stats", "compile"]
 
@@ -180,15 +181,25 @@ class Executable:
             if seconds > _PROGRESS_AFTER:
                 logger.info("compiled %s for %s in %.1f s", what, self.target, seconds)
 
-    def _tiling(self, bindings: str, packed: PackedParams | None = None) -> bool | None:
+    def _tiling(
+        self, bindings: str, packed: PackedParams | None = None, resolved: ir.Module | None = None
+    ) -> bool | None:
         """Data tiling for the dynamic module (``""``) or a static variant.
 
         Modules with packed parameters use the target's default (on for
-        llvm-cpu): their weights are laid out once, at load time.
+        llvm-cpu): their weights are laid out once, at load time. The
+        dynamic module left to the default is compiled without it when it
+        contracts two activations (`_contracts_activations`, given the
+        ``resolved`` module).
         """
         if packed is not None:
             return None
-        return self._static_data_tiling if bindings else self._data_tiling
+        if bindings:
+            return self._static_data_tiling
+        if (self._data_tiling is None and resolved is not None
+                and get_target(self.target).data_tiling and _contracts_activations(resolved)):
+            return False
+        return self._data_tiling
 
     def _requested_flags(self, bindings: str, packed: PackedParams | None) -> tuple[str, ...]:
         tiling = self._tiling(bindings, packed)
@@ -212,10 +223,10 @@ class Executable:
             if packed is not None:
                 packed.globalize(module)
             resolved = module.operation.get_asm(enable_debug_info=True)
+            tiling = self._tiling(bindings, packed, module)
         what = f"@{self._filename or 'module'}" + (f" [{bindings}]" if bindings else "")
         if packed is not None:
             what += f" with @{packed.function} parameters packed"
-        tiling = self._tiling(bindings, packed)
 
         def build() -> CompiledModule:
             try:
@@ -446,6 +457,30 @@ class Executable:
         return f"<Executable {self.target} on {self.driver}: {', '.join(self._entries)}>"
 
 
+# Contractions: each reads two operands it multiplies (and an init).
+_CONTRACTIONS = frozenset({
+    "linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat",
+    "linalg.batch_matvec", "linalg.batch_vecmat", "linalg.dot", "linalg.batch_reduce_matmul",
+})
+
+
+def _contracts_activations(module: ir.Module) -> bool:
+    """Whether a contraction in ``module`` has no operand of static shape.
+
+    Data tiling lays out both operands of a contraction in tiles; a weight
+    (static) is laid out once per call, at the cost of a copy, and pays
+    back at large batches. Two activations are laid out on every call,
+    and IREE 3.13 fails to compile such dynamic contractions with data
+    tiling (attention: ``affine.delinearize_index ... statically
+    non-positive``), after about as long as a whole compile.
+    """
+    for op in collect_ops(module.operation, lambda op: op.name in _CONTRACTIONS):
+        if not any(isinstance(t := operand.type, ir.RankedTensorType) and t.has_static_shape
+                   for operand in list(op.operands)[:2]):
+            return True
+    return False
+
+
 def compile(
     module: str | os.PathLike[str] | Any,
     target: str = "llvm-cpu",
@@ -469,9 +504,10 @@ def compile(
         driver: The runtime driver; None for the target's default.
         flags: Extra ``iree-compile`` flags.
         data_tiling: ``--iree-opt-data-tiling`` for the dynamic module: on or
-            off; None: the target's default (on for llvm-cpu), retried
-            without when the module fails to compile with it (dynamic
-            attention does in IREE 3.13).
+            off; None: the target's default (on for llvm-cpu), except for a
+            module that contracts two activations (no operand of static
+            shape: attention's scores), and retried without when the
+            module fails to compile with it.
         static_data_tiling: The same for static variants. Off by default:
             measured here (MLP 512-1024-512, llvm-cpu) static variants
             without it are 1.5-4x faster at batch 1-32 and equal at 256,
