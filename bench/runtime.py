@@ -16,7 +16,8 @@ skipped with a note. Sections:
 (d) steady state at batch 1, 32 and 256: our dynamic module and our hot-tier
     static variant, with the weights bound by ``bind_params`` as device
     buffers passed to each call (``dyn``, ``tier``) or packed as IREE
-    parameters laid out once at load time (``pdyn``, ``ptier``), against
+    parameters laid out once at load time (``pdyn``, ``ptier``; each packed
+    tier runs on the local driver timed faster for it), against
     each peer; ``best peer / ours`` > 1 means ours is faster. A tier is the
     static variant a hot binding swaps in (compiled here ahead of time with
     ``pre_specialize``); a note says when its results are not bit-identical
@@ -285,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
             "pdyn": dynamic[model].bind_params(bound, packed=True),
             "ptier": exe[model].bind_params(bound, packed=True),
         }
+        drivers = {key[0]: d for key, d in variants["ptier"].variant_drivers().items()}
+        NOTES.append(f"{model} ptier drivers (timed at bind time) by batch: {drivers}")
         peer_fns: dict[str, Callable[[np.ndarray], Any] | None] = {
             "numpy": lambda x, model=model, params=params: refs[model](x, *params),
             "torch": peers.torch_fn(model, params, compiled=False),

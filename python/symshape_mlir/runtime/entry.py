@@ -512,7 +512,7 @@ class BoundFunction:
             static_keys = list(entry._variants)
         for key in static_keys:
             binding = dict(zip(entry.named_axes, key, strict=True))
-            self._variants[key] = exe._load_variant(binding, self._packed).function(entry.name)
+            self._variants[key] = exe._packed_variant(entry.name, binding, self._packed)
 
     def __call__(self, *args: Any) -> Any:
         """Calls the function with the non-parameter arguments, in order."""
@@ -550,6 +550,13 @@ class BoundFunction:
                 if self._calls[key] == entry._hot_after:
                     self._promote(key)
         return entry._pack(function.dispatch([prepared[i] for i in self._free]))
+
+    def variant_drivers(self) -> dict[Key, str]:
+        """The driver each packed static variant runs on, by its binding of
+        the named axes (empty unless packed)."""
+        if self._packed is None:
+            return {}
+        return {key: function.driver for key, function in self._variants.items()}
 
     def _promote(self, key: Key) -> None:
         """Compiles the packed static variant of a hot binding in the background."""
