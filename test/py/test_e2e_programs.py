@@ -474,6 +474,14 @@ PROGRAMS: dict[str, Program] = {
         scalars=("k",),
         passes=TO_IREE_DEFERRED,
     ),
+    "flat_and_double_of_a_cast": Program(
+        "reshaped_choices.mlir",
+        "flat_and_double_of_a_cast",
+        ({"ra": 2, "rb": 3, "rn": 6}, {"ra": 2, "rb": 1, "rn": 2}, {"ra": 2, "rb": 0, "rn": 0}),
+        lambda rng, b: (_normal(rng, (b["ra"], b["rb"])), _normal(rng, (b["rn"],))),
+        lambda y, v: (y.reshape(-1), 2 * y),
+        passes=TO_IREE_DEFERRED,
+    ),
     "reshaped_loop_result": Program(
         "choices.mlir",
         "reshaped_loop_result",

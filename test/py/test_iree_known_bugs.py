@@ -832,9 +832,9 @@ def test_read_of_nothing() -> None:
 # flattened to %n elements and also sliced. IREE fails to order the
 # partitions around the choice (`failed to schedule execution partitions
 # without cyclic dependencies`). `symshape-resolve{target=iree}` passes a
-# loop or branch result that a reshape at run-time sizes reads, and other
-# ops read too, through a barrier for the reshape
-# (`shield_reshaped_region_results`); test/e2e/reshaped_choices.mlir runs
+# loop, branch or barrier result that a reshape at run-time sizes reads,
+# and other ops read too, through a barrier for the reshape
+# (`shield_reshape_sources`); test/e2e/reshaped_choices.mlir runs
 # the shielded form.
 CHOICE_FLATTENED_AND_SLICED = """
 #map = affine_map<(d0, d1) -> (d0, d1)>

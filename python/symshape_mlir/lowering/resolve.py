@@ -37,7 +37,7 @@ from symshape_mlir.lowering.iree import (
     shield_read_offsets,
     shield_reads_of_nothing,
     shield_reshape_sizes,
-    shield_reshaped_region_results,
+    shield_reshape_sources,
     shield_slices_of_fills,
     shield_static_casts,
     shield_unit_broadcasts,
@@ -190,7 +190,7 @@ def resolve_module(
                 shield_gathered_slices(func)
                 shield_unit_broadcasts(func, facts)
                 shield_reshape_sizes(func)
-                shield_reshaped_region_results(func)
+                shield_reshape_sources(func)
         if target == "iree":
             # Once every function is lowered: a call is keyed by its callee.
             for func in bindings:

@@ -28,8 +28,8 @@ In the order ``symshape-resolve`` runs them:
 * :mod:`~symshape_mlir.lowering.iree.broadcasts`: broadcasts over extents
   of 1 (`shield_unit_broadcasts`);
 * :mod:`~symshape_mlir.lowering.iree.reshapes`: run-time reshape sizes
-  (`shield_reshape_sizes`) and the loop or branch results such reshapes
-  read (`shield_reshaped_region_results`);
+  (`shield_reshape_sizes`) and the loop, branch or barrier results such
+  reshapes read (`shield_reshape_sources`);
 * :mod:`~symshape_mlir.lowering.iree.elementwise`: equal elementwise
   tensors (`merge_equal_elementwise`).
 
@@ -50,7 +50,7 @@ from symshape_mlir.lowering.iree.hints import insert_upper_bound_hints
 from symshape_mlir.lowering.iree.reductions import shield_empty_reductions
 from symshape_mlir.lowering.iree.reshapes import (
     shield_reshape_sizes,
-    shield_reshaped_region_results,
+    shield_reshape_sources,
 )
 from symshape_mlir.lowering.iree.slices import (
     shield_empty_slice_offsets,
@@ -73,7 +73,7 @@ __all__ = [
     "shield_read_offsets",
     "shield_reads_of_nothing",
     "shield_reshape_sizes",
-    "shield_reshaped_region_results",
+    "shield_reshape_sources",
     "shield_slices_of_fills",
     "shield_static_casts",
     "shield_unit_broadcasts",

@@ -12,7 +12,6 @@ from mlir.dialects import arith, tensor
 __all__ = [
     "barrier",
     "behind_barrier",
-    "cast_chain",
     "dynamic_sizes",
     "opaque",
     "producer",
@@ -58,7 +57,7 @@ def barrier(value: ir.Value) -> ir.Value:
     return opaque([value])[0]
 
 
-def cast_chain(value: ir.Value) -> list[ir.Value]:
+def _cast_chain(value: ir.Value) -> list[ir.Value]:
     """``value``, then the source of each ``tensor.cast`` it comes through
     (IREE folds such casts into the op that reads them)."""
     chain = [value]
@@ -71,7 +70,7 @@ def cast_chain(value: ir.Value) -> list[ir.Value]:
 
 def producer(value: ir.Value) -> ir.OpView | None:
     """The op that makes ``value`` before any cast (``None``: an argument)."""
-    owner = cast_chain(value)[-1].owner
+    owner = _cast_chain(value)[-1].owner
     return owner if isinstance(owner, ir.OpView) else None
 
 

@@ -30,15 +30,16 @@ _FOLDS: dict[str, Callable[[int, int], int]] = {
 
 def folded(value: ir.Value) -> int | None:
     """The constant ``value`` folds to (index arithmetic on constants, or
-    the ``tensor.dim`` of an extent that folds), or None. Nothing folds
-    through ``util.optimization_barrier``, for IREE either."""
+    the ``tensor.dim`` of an extent that folds, through the
+    ``util.assume.int`` hints of `insert_upper_bound_hints`), or None.
+    Nothing folds through ``util.optimization_barrier``, for IREE either."""
     owner = value.owner
     if not isinstance(owner, ir.OpView):
         return None
     if owner.name == "arith.constant":
         attr = owner.attributes["value"]
         return int(ir.IntegerAttr(attr).value) if isinstance(attr, ir.IntegerAttr) else None
-    if owner.name == "arith.index_cast":
+    if owner.name in ("arith.index_cast", "util.assume.int"):
         return folded(owner.operands[0])
     if owner.name == "tensor.dim":
         axis = folded(owner.operands[1])

@@ -1,5 +1,5 @@
-"""Reshapes at run-time sizes: their target sizes, and the loop or branch
-results they read, passed through barriers.
+"""Reshapes at run-time sizes: their target sizes, and sources IREE
+cannot look into, passed through barriers.
 """
 
 from __future__ import annotations
@@ -9,14 +9,13 @@ from mlir import ir
 from symshape_mlir.lowering.iree.barriers import (
     barrier,
     behind_barrier,
-    cast_chain,
     dynamic_sizes,
     producer,
 )
 from symshape_mlir.lowering.iree.folding import folded
 from symshape_mlir.walk import collect_ops
 
-__all__ = ["shield_reshape_sizes", "shield_reshaped_region_results"]
+__all__ = ["shield_reshape_sizes", "shield_reshape_sources"]
 
 
 def _is_reshaped(value: ir.Value) -> bool:
@@ -65,13 +64,27 @@ def shield_reshape_sizes(func: ir.Operation) -> int:
     return shielded
 
 
+# Ops a value passes through unchanged: metadata for IREE.
+_TIES = ("tensor.cast", "flow.tensor.tie_shape")
+# Producers IREE cannot look into when it partitions: loops, branches,
+# barriers.
+_OPAQUE = ("scf.for", "scf.while", "scf.if", "util.optimization_barrier")
+
+
+def _origin(value: ir.Value) -> ir.Value:
+    """``value`` before the casts and shape ties it comes through."""
+    while isinstance(owner := value.owner, ir.OpView) and owner.name in _TIES:
+        value = owner.operands[0]
+    return value
+
+
 def _readers(value: ir.Value) -> list[ir.Operation]:
-    """The ops that read ``value``, through casts (a ``tensor.dim`` reads
-    only its size)."""
+    """The ops that read ``value``, through casts and shape ties (a
+    ``tensor.dim`` reads only its size)."""
     readers = []
     for use in value.uses:
         owner = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
-        if owner.name == "tensor.cast":
+        if owner.name in _TIES:
             readers += _readers(owner.results[0])
         elif owner.name != "tensor.dim":
             readers.append(owner)
@@ -86,15 +99,17 @@ def _runtime_target(reshape: ir.Operation) -> bool:
     return any(folded(size) is None for size in shape.operands)
 
 
-def shield_reshaped_region_results(func: ir.Operation) -> int:
+def shield_reshape_sources(func: ir.Operation) -> int:
     """Passes the source of each ``tensor.reshape`` at run-time sizes that
-    is a result of a loop or branch (``scf.for``, ``scf.while``,
-    ``scf.if``), possibly cast, read by other ops too, through
-    ``util.optimization_barrier`` (and its sizes); returns how many.
+    comes from a loop, a branch or a barrier (possibly cast or tied to its
+    sizes) and is read by other ops too through ``util.optimization_barrier``
+    (and its sizes); returns how many.
 
-    IREE 3.13 fails to order the partitions around such a result (``failed
-    to schedule execution partitions without cyclic dependencies``); with
-    the reshape reading a barrier it compiles:
+    IREE 3.13 fails to order the partitions around such a source (``failed
+    to schedule execution partitions without cyclic dependencies``): a
+    choice flattened and also truncated, a checked cast to a static size
+    (`shield_static_casts` puts it behind a barrier) flattened and also
+    added to itself. With the reshape reading its own barrier it compiles:
 
     .. code-block:: mlir
 
@@ -109,10 +124,11 @@ def shield_reshaped_region_results(func: ir.Operation) -> int:
     shielded = 0
     for op in collect_ops(func, lambda op: op.name == "tensor.reshape" and _runtime_target(op)):
         source = op.operands[0]
-        region = producer(source)
-        if region is None or region.name not in ("scf.for", "scf.while", "scf.if"):
+        origin = _origin(source)
+        owner = origin.owner
+        if not (isinstance(owner, ir.OpView) and owner.name in _OPAQUE):
             continue
-        if len(_readers(cast_chain(source)[-1])) < 2:
+        if len(_readers(origin)) < 2:
             continue
         with ir.InsertionPoint(op), op.location:
             op.operands[0] = behind_barrier(source, dynamic_sizes(source))
