@@ -616,3 +616,32 @@ func.func @flat_and_head_of_a_choice(%x: tensor<?x?xf32> {symshape.axes = #symsh
   %head = tensor.extract_slice %c[0, 0] [%k, %cols] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
   return %flat, %head : tensor<?xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// A reduction into an init that only inference knows is empty (the bound of
+// columns a cast to no columns makes 0): its uses get the init. IREE 3.13
+// crashed choosing its tile sizes.
+// CHECK-LABEL: func.func @sum_into_no_columns
+// CHECK:         %[[Z:.*]] = linalg.fill
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[Z]], %{{.*}}) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:         linalg.reduce
+// CHECK:         %[[R:.*]] = "flow.tensor.tie_shape"(%[[T]], %{{.*}}) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:         return %{{.*}}, %[[R]]
+func.func @sum_into_no_columns(%y: tensor<?x?xf32>, %n: tensor<i32>)
+    -> (tensor<?x0xf32>, tensor<?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = symshape.dynamic_truncate %y, %n axis 1 stage upper_bound
+      : (tensor<?x?xf32>, tensor<i32>) -> tensor<?x?xf32>
+  %none = tensor.cast %y : tensor<?x?xf32> to tensor<?x0xf32>
+  %b = symshape.bound %t, 1 : tensor<?x?xf32>
+  %bi = symshape.to_index %b
+  %e = tensor.empty(%bi) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.reduce ins(%t : tensor<?x?xf32>) outs(%z : tensor<?xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return %none, %s : tensor<?x0xf32>, tensor<?xf32>
+}

@@ -29,18 +29,21 @@ def _indexes_by_loops(op: ir.Operation) -> bool:
 
 
 def shield_empty_reductions(func: ir.Operation, facts: InferenceState | None) -> int:
-    """Gives the uses of each linalg op with an input of extent 0 its inits
-    instead; returns how many ops. Each operand axis of such an op is one of
-    its loops, so its body never runs and it returns its inits unchanged.
+    """Gives the uses of each linalg op with an operand of extent 0 (an
+    input, or an init only inference knows empty) its inits instead;
+    returns how many ops. Each operand axis of such an op is one of its
+    loops, so its body never runs and it returns its inits unchanged.
     Run before lowering with ``facts``, and after it without (extents the
     lowered sizes fold to: a bound's value, say, floor-divided to 0).
 
     IREE 3.13 crashes naming a dispatch that holds a loop of extent 0 once
     it sees the 0 (``AnnotateDispatches`` weighs an op by the product of its
     loop ranges, and ``saturatingMul`` divides by each: a division by zero).
-    IREE drops an op whose result is empty itself; what stays is a
-    reduction over an empty axis, which inference may know empty before
-    IREE folds its extent to 0:
+    IREE drops an op whose result is empty itself once it sees it empty;
+    what stays is a reduction over an empty axis, or one whose init only
+    a hint says is empty (a bound of 0, fuzzer p103006310: the crash is in
+    ``getDefaultDistributedLevelTileSizes``), which inference may know
+    empty before IREE folds its extent to 0:
 
     .. code-block:: mlir
 
@@ -56,10 +59,9 @@ def shield_empty_reductions(func: ir.Operation, facts: InferenceState | None) ->
     shielded = 0
     for op in collect_ops(func, _indexes_by_loops):
         operands = list(op.operands)
-        inputs, inits = (operands[:len(operands) - len(op.results)],
-                         operands[len(operands) - len(op.results):])
+        inits = operands[len(operands) - len(op.results):]
         if not any(list(result.uses) for result in op.results) or not any(
-                has_empty_axis(facts, value) for value in inputs):
+                has_empty_axis(facts, value) for value in operands):
             continue
         for result, init in zip(op.results, inits, strict=True):
             result.replace_all_uses_with(init)
