@@ -543,6 +543,9 @@ class BoundFunction:
         )
         key = spec.static_key
         function = self._variants.get(key)
+        if function is not None and function.driver != entry._exe.driver and any(
+                isinstance(prepared[i], rt.HalBufferView) for i in self._free):
+            function = self._dynamic  # a device buffer belongs to the executable's device
         if function is None:
             function = self._dynamic
             if entry.named_axes:
@@ -556,7 +559,7 @@ class BoundFunction:
         the named axes (empty unless packed)."""
         if self._packed is None:
             return {}
-        return {key: function.driver for key, function in self._variants.items()}
+        return {key: function.driver for key, function in dict(self._variants).items()}
 
     def _promote(self, key: Key) -> None:
         """Compiles the packed static variant of a hot binding in the background."""

@@ -24,8 +24,13 @@ wrap-around). With exact operands:
   ``index.castu``) only a non-negative one; ``trunci`` only one provably
   within the narrower type.
 
-With an upper-bound operand, ``add`` (``addi``, ``index.add``) and ``min``/
-``max`` keep an upper bound (sound for any signs); every other op is unknown.
+With an upper-bound operand and no unknown one, the signed floor ops keep
+an upper bound where integer order allows it, whatever the signs (see
+guarantee's table): ``add``, ``min``/``max``; ``sub`` of an exact value;
+``mul`` by an exact value proven non-negative; ``floordivsi``/``ceildivsi``
+(and their ``index`` forms) by an exact divisor proven non-negative (a
+division that ran divided by at least 1). Every other case is unknown, and
+a size given by an unknown value is a fresh symbol.
 A ``select`` with an undecided condition joins its operands. Other integer
 ops (bitwise ops, shifts) are unknown.
 """
