@@ -384,3 +384,19 @@ func.func @arith_on_a_bound(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape
   %r = linalg.copy ins(%x : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// Truncating division and remainder of a bound (>= 0) stay bounds too.
+func.func @truncating_division_of_a_bound(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?x4xf32> {
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
+  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
+  %rows = symshape.to_index %cap
+  %c3 = arith.constant 3 : index
+  %third = arith.divsi %rows, %c3 : index
+  %e = tensor.empty(%third) : tensor<?x4xf32>
+  // expected-error @below {{'linalg.copy' op cannot establish that 'linalg.copy' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal: it needs exact extents, got exact 'batch' and upper bound 'batch floordiv 3'}}
+  %r = linalg.copy ins(%x : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}

@@ -109,6 +109,14 @@ SCALAR_CASES = [
      "value ub(max(batch, seq) - 1)"),
     ("subi_of_bound", "%u = arith.select %flag, %b, %s : index\n"
                       " %r = arith.subi %c1, %u : index", "index", ""),
+    ("divsi_of_bound", "%u = arith.select %flag, %b, %s : index\n"
+                       " %r = arith.divsi %u, %c2 : index", "index",
+     "value ub(max(batch, seq) floordiv 2)"),
+    ("remsi_of_bound", "%u = arith.select %flag, %b, %s : index\n"
+                       " %r = arith.remsi %u, %c2 : index", "index",
+     "value ub(min(1, max(batch, seq)))"),
+    ("divsi_by_bound", "%u = arith.select %flag, %b, %s : index\n"
+                       " %r = arith.divsi %c2, %u : index", "index", ""),
     ("tensor_rank", "%r = tensor.rank %x : tensor<?x?x64xf32>", "index", "value 3"),
     ("extract_data", "%r = tensor.extract %t[%c0] : tensor<2xi64>", "i64", ""),
 ]

@@ -29,8 +29,10 @@ an upper bound where integer order allows it, whatever the signs (see
 guarantee's table): ``add``, ``min``/``max``; ``sub`` of an exact value;
 ``mul`` by an exact value proven non-negative; ``floordivsi``/``ceildivsi``
 (and their ``index`` forms) by an exact divisor proven non-negative (a
-division that ran divided by at least 1). Every other case is unknown, and
-a size given by an unknown value is a fresh symbol.
+division that ran divided by at least 1); the truncating ``divsi``/``remsi``
+(``index.divs``/``index.rems``) likewise when the bound is proven
+non-negative. Every other case is unknown, and a size given by an unknown
+value is a fresh symbol.
 A ``select`` with an undecided condition joins its operands. Other integer
 ops (bitwise ops, shifts) are unknown.
 """
@@ -95,6 +97,14 @@ _NONNEG_ONLY: dict[str, _Build] = {
     "index.minu": canon.minimum, "index.maxu": canon.maximum,
 }
 _DIVIDING = (canon.floordiv, canon.ceildiv, canon.mod)
+# Truncating division and remainder of a bound a >= 0 by an exact divisor:
+# they agree with the floor forms where the value X <= a is >= 0, and are
+# <= 0 <= the floor forms' bound where X < 0, so the floor combinators
+# bound them given "a >= 0" as the dividend's sign.
+_TRUNCATING: dict[str, g.Combine] = {
+    "arith.divsi": g.floordiv_signed, "index.divs": g.floordiv_signed,
+    "arith.remsi": g.mod_signed, "index.rems": g.mod_signed,
+}
 _OPAQUE = (
     "arith.andi", "arith.ori", "arith.xori", "arith.shli", "arith.shrsi", "arith.shrui",
     "index.and", "index.or", "index.xor", "index.shl", "index.shrs", "index.shru",
@@ -123,12 +133,18 @@ def _combine(name: str, a: ShapeExtent, b: ShapeExtent, state: InferenceState) -
             # an exact symbolic quotient is the value: (64 * b * s) / (64 * b) = s.
             value = cancel_exact_divisions(value)
         return Exact(value)
-    bounded = _BOUNDED.get(name)
-    if bounded is None or a.strength is _UNKNOWN or b.strength is _UNKNOWN:
+    if a.strength is _UNKNOWN or b.strength is _UNKNOWN:
         # A data value stays unknown (a size it gives is a fresh symbol).
         return UNKNOWN
-    return bounded(a, isinstance(a, Exact) and _nonneg(a.expr, state),
-                   b, isinstance(b, Exact) and _nonneg(b.expr, state))
+    b_nonneg = isinstance(b, Exact) and _nonneg(b.expr, state)
+    bounded = _BOUNDED.get(name)
+    if bounded is not None:
+        return bounded(a, isinstance(a, Exact) and _nonneg(a.expr, state), b, b_nonneg)
+    truncating = _TRUNCATING.get(name)
+    if truncating is not None and isinstance(b, Exact) and a.expr is not None \
+            and _nonneg(a.expr, state):
+        return truncating(a, True, b, b_nonneg)
+    return UNKNOWN
 
 
 def _elementwise(
