@@ -10,8 +10,10 @@ from mlir import ir
 from mlir.dialects import arith, tensor
 
 __all__ = [
+    "TIES",
     "barrier",
     "behind_barrier",
+    "chain",
     "dynamic_sizes",
     "opaque",
     "producer",
@@ -57,20 +59,22 @@ def barrier(value: ir.Value) -> ir.Value:
     return opaque([value])[0]
 
 
-def _cast_chain(value: ir.Value) -> list[ir.Value]:
-    """``value``, then the source of each ``tensor.cast`` it comes through
-    (IREE folds such casts into the op that reads them)."""
-    chain = [value]
-    owner = value.owner
-    while isinstance(owner, ir.OpView) and owner.name == "tensor.cast":
-        chain.append(owner.operands[0])
-        owner = owner.operands[0].owner
-    return chain
+# Ops a tensor passes through unchanged, as metadata: casts (IREE folds
+# them into the op that reads them) and the shape ties of this package.
+TIES = ("tensor.cast", "flow.tensor.tie_shape")
+
+
+def chain(value: ir.Value, through: tuple[str, ...] = ("tensor.cast",)) -> list[ir.Value]:
+    """``value``, then the source of each op in ``through`` it comes from."""
+    values = [value]
+    while isinstance(owner := values[-1].owner, ir.OpView) and owner.name in through:
+        values.append(owner.operands[0])
+    return values
 
 
 def producer(value: ir.Value) -> ir.OpView | None:
     """The op that makes ``value`` before any cast (``None``: an argument)."""
-    owner = _cast_chain(value)[-1].owner
+    owner = chain(value)[-1].owner
     return owner if isinstance(owner, ir.OpView) else None
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from mlir import ir
 
 from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.lowering.iree.barriers import TIES, chain
 
 __all__ = ["folded", "folded_extent", "has_empty_axis", "slice_parameters"]
 
@@ -87,16 +88,18 @@ def has_empty_axis(facts: InferenceState | None, value: ir.Value) -> bool:
     """Whether ``value`` is a tensor with an axis of extent 0: static, a
     size that folds to 0 (`folded_extent`), or (with ``facts``) a constant
     0 inference found, exact or an upper bound (extents are nonnegative),
-    looking through the hint `insert_upper_bound_hints` ties to it."""
+    for the value or what it comes from through casts and shape ties (the
+    hints of `insert_upper_bound_hints` among them)."""
     if not isinstance(value.type, ir.RankedTensorType):
         return False
     rank = ir.RankedTensorType(value.type).rank
     if any(folded_extent(value, axis) == 0 for axis in range(rank)):
         return True
-    if isinstance(value.owner, ir.OpView) and value.owner.name == "flow.tensor.tie_shape":
-        value = value.owner.operands[0]
-    shape = facts.defined_facts(value).shape or () if facts is not None else ()
-    return any(extent.expr is not None and extent.expr.const_value == 0 for extent in shape)
+    if facts is None:
+        return False
+    return any(extent.expr is not None and extent.expr.const_value == 0
+               for link in chain(value, TIES)
+               for extent in facts.defined_facts(link).shape or ())
 
 
 def slice_parameters(op: ir.Operation) -> tuple[list[tuple[int, int | None]], ...]:

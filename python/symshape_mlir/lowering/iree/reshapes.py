@@ -7,8 +7,10 @@ from __future__ import annotations
 from mlir import ir
 
 from symshape_mlir.lowering.iree.barriers import (
+    TIES,
     barrier,
     behind_barrier,
+    chain,
     dynamic_sizes,
     producer,
 )
@@ -64,18 +66,9 @@ def shield_reshape_sizes(func: ir.Operation) -> int:
     return shielded
 
 
-# Ops a value passes through unchanged: metadata for IREE.
-_TIES = ("tensor.cast", "flow.tensor.tie_shape")
 # Producers IREE cannot look into when it partitions: loops, branches,
 # barriers.
 _OPAQUE = ("scf.for", "scf.while", "scf.if", "util.optimization_barrier")
-
-
-def _origin(value: ir.Value) -> ir.Value:
-    """``value`` before the casts and shape ties it comes through."""
-    while isinstance(owner := value.owner, ir.OpView) and owner.name in _TIES:
-        value = owner.operands[0]
-    return value
 
 
 def _readers(value: ir.Value) -> list[ir.Operation]:
@@ -84,7 +77,7 @@ def _readers(value: ir.Value) -> list[ir.Operation]:
     readers = []
     for use in value.uses:
         owner = use.owner.operation if isinstance(use.owner, ir.OpView) else use.owner
-        if owner.name in _TIES:
+        if owner.name in TIES:
             readers += _readers(owner.results[0])
         elif owner.name != "tensor.dim":
             readers.append(owner)
@@ -124,7 +117,7 @@ def shield_reshape_sources(func: ir.Operation) -> int:
     shielded = 0
     for op in collect_ops(func, lambda op: op.name == "tensor.reshape" and _runtime_target(op)):
         source = op.operands[0]
-        origin = _origin(source)
+        origin = chain(source, TIES)[-1]
         owner = origin.owner
         if not (isinstance(owner, ir.OpView) and owner.name in _OPAQUE):
             continue

@@ -140,7 +140,7 @@ def shield_empty_slice_offsets(func: ir.Operation) -> int:
     """
     slices = collect_ops(func, lambda op: op.name in ("tensor.extract_slice",
                                                        "tensor.insert_slice"))
-    index = ir.IndexType.get()
+    b = IndexBuilder()
     rewritten = 0
     for op in slices:
         sliced = op.operands[0 if op.name == "tensor.extract_slice" else 1]
@@ -154,11 +154,9 @@ def shield_empty_slice_offsets(func: ir.Operation) -> int:
                 moved[axis] = 0
                 continue
             with ir.InsertionPoint(op), op.location:
-                zero = arith.ConstantOp(index, 0).result
-                at = op.operands[offset_at] if offset_at is not None \
-                    else arith.ConstantOp(index, offset).result
-                empty = arith.CmpIOp(arith.CmpIPredicate.eq, op.operands[size_at], zero)
-                moved[axis] = arith.SelectOp(empty, zero, at).result
+                zero = b.const(0)
+                at = op.operands[offset_at] if offset_at is not None else b.const(offset)
+                moved[axis] = b.select(b.cmp("eq", op.operands[size_at], zero), zero, at)
         if moved:
             _with_offsets(op, moved)
             rewritten += len(moved)
