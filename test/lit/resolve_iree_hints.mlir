@@ -645,3 +645,23 @@ func.func @sum_into_no_columns(%y: tensor<?x?xf32>, %n: tensor<i32>)
     }
   return %none, %s : tensor<?x0xf32>, tensor<?xf32>
 }
+
+// -----
+
+// Named ops whose operand axes are all loops count too: a linalg.map over
+// a truncation whose bound inference knows is 0 gives its init (IREE 3.13
+// crashed choosing its tile sizes).
+// CHECK-LABEL: func.func @add_to_nothing
+// CHECK:         %[[E:.*]] = tensor.empty
+// CHECK:         linalg.map
+// CHECK:         return %{{.*}}, %[[E]]
+func.func @add_to_nothing(%v: tensor<?xf32>, %n: tensor<i64>) -> (tensor<0xf32>, tensor<?xf32>) {
+  %none = tensor.cast %v : tensor<?xf32> to tensor<0xf32>
+  %t = symshape.dynamic_truncate %v, %n axis 0 stage upper_bound
+      : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %v, %c0 : tensor<?xf32>
+  %e = tensor.empty(%d) : tensor<?xf32>
+  %m = linalg.map { arith.addf } ins(%v, %t : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>)
+  return %none, %m : tensor<0xf32>, tensor<?xf32>
+}

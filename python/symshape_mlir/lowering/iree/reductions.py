@@ -13,16 +13,20 @@ from symshape_mlir.walk import collect_ops
 __all__ = ["shield_empty_reductions"]
 
 
-# Linalg ops whose every operand axis is one loop of the op (projected permutations).
+# Named linalg ops whose every operand axis is one loop of the op
+# (projected permutations), without an ``indexing_maps`` attribute to say so.
 _STRUCTURED = frozenset({
     "linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.dot",
-    "linalg.reduce", "linalg.generic",
+    "linalg.reduce", "linalg.map", "linalg.copy", "linalg.transpose", "linalg.broadcast",
 })
 
 
 def _indexes_by_loops(op: ir.Operation) -> bool:
-    """Whether each axis of each operand of ``op`` is one of its loops."""
-    if op.name != "linalg.generic":
+    """Whether each axis of each operand of ``op`` is one of its loops: its
+    ``indexing_maps`` say so, or it is one of `_STRUCTURED`."""
+    if not op.name.startswith("linalg."):
+        return False
+    if "indexing_maps" not in op.attributes:
         return op.name in _STRUCTURED
     return all(ir.AffineMapAttr(m).value.is_projected_permutation
                for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
