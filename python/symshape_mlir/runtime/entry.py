@@ -32,7 +32,7 @@ from symshape_mlir.backend.signature import ScalarType, TensorType
 from symshape_mlir.extent.expr import Const, Sym
 from symshape_mlir.runtime.capture import FunctionSizes
 from symshape_mlir.runtime.params import PackedParams
-from symshape_mlir.runtime.plan import Plan, make_plan
+from symshape_mlir.runtime.plan import Plan, Planner, make_plan
 from symshape_mlir.runtime.sizefn import SizeFn, compile_size
 from symshape_mlir.shapes.bindings import extract_bindings
 
@@ -114,6 +114,7 @@ class EntryPoint:
         ]
         self._prepare_keys()
         self._prepare_buckets()
+        self._planner = Planner(self.name, sizes.results, self._dtypes, sizes.buffers)
         # A function without dynamic axes has one plan: no binding, no LRU.
         self._fixed: Specialization | None = None
         if self.is_static:
@@ -241,9 +242,7 @@ class EntryPoint:
                 self._exe._stats.hits += 1
                 return spec
         bindings = self._key_bindings(key, shapes, prepared)
-        plan = make_plan(
-            self.name, self.sizes.results, self._dtypes, bindings, self.sizes.buffers
-        )
+        plan = self._planner(bindings)
         static_key = tuple(bindings[n] for n in self.named_axes)
         with self._lock:
             variant = self._variants.get(static_key)

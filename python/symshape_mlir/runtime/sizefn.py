@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from symshape_mlir.extent.errors import (
     DivisionByZeroError,
@@ -36,7 +37,7 @@ from symshape_mlir.extent.expr import (
     Sym,
 )
 
-__all__ = ["SizeFn", "compile_size"]
+__all__ = ["FastPathMiss", "SizeCode", "SizeFn", "compile_size"]
 
 logger = logging.getLogger(__name__)
 
@@ -123,3 +124,83 @@ def _build(node: Expr, root: Expr) -> SizeFn:
 def compile_size(expr: Expr) -> SizeFn:
     """Compiles ``expr`` (over named and fresh symbols) into a closure of the bindings."""
     return _build(expr, expr)
+
+
+class FastPathMiss(Exception):
+    """Raised by generated size code where the checked closures must decide:
+    a negative symbol, a value beyond int64, a negative result size."""
+
+
+class SizeCode:
+    """Straight-line Python source for many size expressions at once.
+
+    A plan evaluates a function's result and buffer sizes on every new
+    binding; as closures that is one call per node, and the cost of a
+    Level 2 miss. `SizeCode` emits one statement per distinct node
+    (expressions are hash-consed, so a subexpression shared by several
+    sizes is computed once) with the same int64 checks, into one function
+    body. The generated code only decides the common case: anything
+    unusual (a missing or negative symbol, an overflow, a zero divisor)
+    raises, and the caller reruns the closures of `compile_size`, which
+    raise the exact error::
+
+        >>> code = SizeCode()
+        >>> code.value(parse_expr("batch * 64 + 2"))
+        't1'
+        >>> code.lines      # (int64 limits shortened)
+        ["s0 = b['batch']", 'if s0 < 0: raise _Miss',
+         't1 = 2 + 64 * s0', 'if not -9223... <= t1 <= 9223...: raise _Miss']
+    """
+
+    def __init__(self) -> None:
+        """Starts an empty body; its bindings argument is named ``b``."""
+        self.lines: list[str] = []
+        self._names: dict[Expr, str] = {}
+
+    def value(self, expr: Expr) -> str:
+        """Emits the statements computing ``expr``; returns its Python text.
+
+        Raises:
+            TypeError: ``expr`` has an op-local leaf (``dim``, ``scalar``).
+        """
+        done = self._names.get(expr)
+        if done is not None:
+            return done
+        if isinstance(expr, Const):
+            return repr(expr.value)
+        if isinstance(expr, Sym):
+            name = f"s{len(self._names)}"
+            self.lines += [f"{name} = b[{expr.name!r}]", f"if {name} < 0: raise _Miss"]
+        else:
+            operation = self._operation(expr)  # names the operands first
+            name = f"t{len(self._names)}"
+            self.lines.append(f"{name} = {operation}")
+            self.lines.append(f"if not {_INT64_MIN} <= {name} <= {_INT64_MAX}: raise _Miss")
+        self._names[expr] = name
+        return name
+
+    def _operation(self, expr: Expr) -> str:
+        if isinstance(expr, Sum):
+            return " + ".join(
+                [repr(expr.const)] + [f"{coef} * {self.value(t)}" for t, coef in expr.terms]
+            )
+        if isinstance(expr, Prod):
+            return " * ".join(f"{self.value(f)} ** {exp}" for f, exp in expr.factors)
+        if isinstance(expr, (FloorDiv, CeilDiv, Mod)):
+            num, den = self.value(expr.num), self.value(expr.den)
+            if isinstance(expr, FloorDiv):
+                return f"{num} // {den}"
+            if isinstance(expr, CeilDiv):
+                return f"-((-{num}) // {den})"
+            return f"{num} % {den}"
+        if isinstance(expr, (Min, Max)):
+            pick = "min" if isinstance(expr, Min) else "max"
+            return f"{pick}({', '.join(self.value(a) for a in expr.args)})"
+        raise TypeError(f"no host code for size '{expr}'")
+
+    def function(self, returned: str) -> Callable[[Mapping[str, int]], Any]:
+        """Compiles the body into ``f(b)`` returning the Python text ``returned``."""
+        source = "\n    ".join(["def generated(b):", *self.lines, f"return {returned}"])
+        scope: dict[str, Any] = {"_Miss": FastPathMiss}
+        exec(compile(source, "<symshape plan>", "exec"), scope)
+        return scope["generated"]  # type: ignore[no-any-return]
