@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from runtime_programs import ADD
+from runtime_programs import ADD, MATMUL_FLAT
 from symshape_mlir import runtime
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "mlp.mlir"
@@ -50,6 +50,34 @@ def test_dynamic_data_tiling_follows_the_contractions(
     assert not [r for r in caplog.records if "without data tiling" in r.getMessage()]
     untiled = runtime.compile(EXAMPLE, cache_dir=None, hot_after=None, data_tiling=False)
     assert "--iree-opt-data-tiling=false" in untiled.flags
+
+
+def test_packed_data_tiling_follows_the_contractions(tmp_path: Path) -> None:
+    """Packed modules are data-tiled (weights laid out at load time) unless
+    they contract two activations; an operand is a weight when its shape is
+    static or it is computed from packed parameters only; the static variant
+    is judged on its source, before specialization makes every operand static."""
+    rng = np.random.default_rng(0)
+    attention = runtime.compile(ATTENTION, cache_dir=tmp_path / "attention", hot_after=None)
+    attention.pre_specialize([{"batch": 2, "seq": 8}])
+    weights = [rng.standard_normal((64, 64), dtype=np.float32) for _ in range(3)]
+    attention.attention.bind_params(dict(enumerate(weights, 1)), packed=True)
+    flags = [json.loads(p.read_text())["flags"] for p in (tmp_path / "attention").glob("*.json")]
+    assert len(flags) == 4  # dynamic, static, packed dynamic, packed static
+    assert all("--iree-opt-data-tiling=false" in f for f in flags)
+    mlp = runtime.compile(EXAMPLE, cache_dir=tmp_path / "mlp", hot_after=None)
+    mlp.pre_specialize([{"batch": 2}])
+    _, w1, b1, w2 = _mlp_args(2)
+    mlp.mlp.bind_params({1: w1, 2: b1, 3: w2}, packed=True)
+    flags = [json.loads(p.read_text())["flags"] for p in (tmp_path / "mlp").glob("*.json")]
+    assert sum("--iree-opt-data-tiling" in f for f in flags) == 3  # all but the static variant
+    # A weight of dynamic shape is an activation to the unpacked module, a
+    # weight once packed.
+    mm = runtime.compile(MATMUL_FLAT, cache_dir=tmp_path / "mm", hot_after=None)
+    assert "--iree-opt-data-tiling=false" in mm.flags
+    mm.mm.bind_params({1: np.ones((4, 3), np.float32)}, packed=True)
+    flags = [json.loads(p.read_text())["flags"] for p in (tmp_path / "mm").glob("*.json")]
+    assert sorted("--iree-opt-data-tiling" in f for f in flags) == [False, True]
 
 
 def test_lru_evicts_least_recent(tmp_path: Path) -> None:

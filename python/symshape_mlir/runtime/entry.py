@@ -19,6 +19,7 @@ import collections
 import dataclasses
 import logging
 import operator
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +93,9 @@ class EntryPoint:
         self._lru: collections.OrderedDict[Key, Specialization] = collections.OrderedDict()
         self._variants: dict[Key, Function] = {}
         self._pending: set[Key] = set()
+        # Functions bound with packed parameters: they get their own variant
+        # of each binding pre-specialized after they were bound.
+        self._packed_bound: weakref.WeakSet[BoundFunction] = weakref.WeakSet()
         self._dtypes = [
             t.dtype if isinstance(t, TensorType) else None for t in self._signature.results
         ]
@@ -432,7 +436,8 @@ class EntryPoint:
                 so IREE lays them out for its kernels once, when the module
                 loads, instead of on every call; costs a compile now (and
                 one per static variant: those pre-specialized before this
-                call are compiled now, hot bindings in the background).
+                call are compiled now, those pre-specialized later by
+                ``pre_specialize``, hot bindings in the background).
 
         Returns:
             A callable taking the remaining arguments, in order.
@@ -505,13 +510,12 @@ class BoundFunction:
         self._packed = PackedParams(entry.name, arrays)
         self._variants: dict[Key, Function] = {}
         self._calls: collections.Counter[Key] = collections.Counter()
-        exe = entry._exe
-        self._dynamic = exe._load_variant({}, self._packed).function(entry.name)
+        self._dynamic = entry._exe._load_variant({}, self._packed).function(entry.name)
         with entry._lock:
+            entry._packed_bound.add(self)
             static_keys = list(entry._variants)
         for key in static_keys:
-            binding = dict(zip(entry.named_axes, key, strict=True))
-            self._variants[key] = exe._packed_variant(entry.name, binding, self._packed)
+            self._pre_specialize(key)
 
     def __call__(self, *args: Any) -> Any:
         """Calls the function with the non-parameter arguments, in order."""
@@ -552,6 +556,13 @@ class BoundFunction:
                 if self._calls[key] == entry._hot_after:
                     self._promote(key)
         return entry._pack(function.dispatch([prepared[i] for i in self._free]))
+
+    def _pre_specialize(self, key: Key) -> None:
+        """Compiles the packed static variant of a pre-specialized binding now."""
+        if self._packed is not None and key not in self._variants:
+            entry = self.entry
+            binding = dict(zip(entry.named_axes, key, strict=True))
+            self._variants[key] = entry._exe._packed_variant(entry.name, binding, self._packed)
 
     def variant_drivers(self) -> dict[Key, str]:
         """The driver each packed static variant runs on, by its binding of
