@@ -5,6 +5,7 @@
 // run-time offset, a matmul of a choice (of a tensor or a view) by one of
 // the tensors chosen from, a loop result reshaped to a size that folds to
 // a constant, two choices on one condition,
+// a returned choice a second choice reads,
 // and reshaped ones read before, in and after a loop: IREE 3.13
 // miscompiles or rejects each in plain upstream form
 // (symshape-resolve{target=iree} shields them; see
@@ -20,7 +21,8 @@
 // for @view_into_matmul; `(k + 1) * y` flattened and transposed for
 // @reshaped_loop_result; `y` and `y if k > 0 else x` for
 // @choices_on_one_condition; `full((rows * cols // 2, 2), k + 3)` for
-// @ones_around_a_loop.
+// @ones_around_a_loop; `x[:max(t, 0)]`, `c`, `c if k > 2 else x[:max(t, 0)]`
+// with `c = x if k > 2 else x[:max(t, 0)]` for @returned_choice_read_again.
 
 // A scalar-condition select: the whole of %x or the whole of %y.
 func.func @choose(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
@@ -331,4 +333,28 @@ func.func @ones_around_a_loop(%x: tensor<?x?xf32> {symshape.axes = #symshape.sha
   }
   %total = arith.addf %pairs, %sum : tensor<?x2xf32>
   return %total : tensor<?x2xf32>
+}
+
+// A choice the function returns that a second choice on the same condition
+// reads again, one branch an empty truncation (fuzzer p104004389): IREE 3.13
+// exported the first choice in a buffer sized by its empty branch.
+func.func @returned_choice_read_again(
+    %x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[a, b]>},
+    %t: tensor<i32>, %k: tensor<i64>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %head = symshape.dynamic_truncate %x, %t axis 0 stage exact
+      : (tensor<?x?xf32>, tensor<i32>) -> tensor<?x?xf32>
+  %kv = tensor.extract %k[] : tensor<i64>
+  %two = arith.constant 2 : i64
+  %c = arith.cmpi sgt, %kv, %two : i64
+  %first = scf.if %c -> (tensor<?x?xf32>) {
+    scf.yield %x : tensor<?x?xf32>
+  } else {
+    scf.yield %head : tensor<?x?xf32>
+  }
+  %second = scf.if %c -> (tensor<?x?xf32>) {
+    scf.yield %first : tensor<?x?xf32>
+  } else {
+    scf.yield %head : tensor<?x?xf32>
+  }
+  return %head, %first, %second : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }

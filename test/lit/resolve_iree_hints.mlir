@@ -57,7 +57,9 @@ func.func @checked_cast(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}
 // partitioning. The select becomes an scf.if; a branch that computes no
 // tensor it yields yields a copy (a dispatch), tied to its own sizes; the
 // condition goes through a barrier, so that IREE merges no two branches
-// (nor then their copies).
+// (nor then their copies). A choice the function returns leaves through a
+// barrier tied to its sizes (IREE sized a returned choice that a later choice
+// also read by the wrong branch).
 // CHECK-LABEL: func.func @choose
 // CHECK-SAME:    (%[[C:[^:]*]]: i1, %[[A:[^:]*]]: tensor<?xf32>, %[[B:[^:]*]]: tensor<?xf32>)
 // CHECK-NOT:     arith.select
@@ -76,7 +78,10 @@ func.func @checked_cast(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}
 // CHECK:           tensor.extract %[[B]]
 // CHECK:           %[[TB:.*]] = "flow.tensor.tie_shape"
 // CHECK:           scf.yield %[[TB]] : tensor<?xf32>
-// CHECK:         return %[[R]]
+// CHECK:         %[[DR:.*]] = tensor.dim %[[R]], %{{.*}} : tensor<?xf32>
+// CHECK:         %[[BR:.*]] = "util.optimization_barrier"(%[[R]]) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK:         %[[TR:.*]] = "flow.tensor.tie_shape"(%[[BR]], %[[DR]]) : (tensor<?xf32>, index) -> tensor<?xf32>
+// CHECK:         return %[[TR]]
 func.func @choose(%c: i1, %a: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
                   %b: tensor<?xf32> {symshape.axes = #symshape.shape<[m]>}) -> tensor<?xf32> {
   %r = arith.select %c, %a, %b : tensor<?xf32>

@@ -88,7 +88,9 @@ def tie_branch_results(func: ir.Operation) -> int:
     come back equal. Copies must not make that case: ``canonicalize`` merges
     consecutive branches on one condition and CSE then merges their equal
     copies, so each branch reads its condition through its own
-    ``util.optimization_barrier``; two results every branch yields one
+    ``util.optimization_barrier``; a result the function returns leaves
+    through a barrier tied to its sizes (`_return_through_barrier`); two
+    results every branch yields one
     tensor for are made one result, and a tensor both branches yield
     replaces the result (no copy: IREE failed to compile the copy of a
     transposed slice, 'LLVM Translation failed for operation:
@@ -149,5 +151,24 @@ def tie_branch_results(func: ir.Operation) -> int:
                     if not _computed_inside(value, op):
                         value = _fresh_copy(value)
                     terminator.operands[i] = tie_shape(value, dynamic_sizes(value))
+        for i in dynamic:
+            _return_through_barrier(op.results[i])
         tied += 1
     return tied
+
+
+def _return_through_barrier(result: ir.Value) -> None:
+    """Makes the function return ``result`` through a barrier tied to its sizes.
+
+    IREE 3.13 exports a returned choice with a buffer sized by the wrong
+    branch when a later choice reads it too: fuzzer p104004389 returned the
+    choice of a 5 x 3 tensor over an empty truncation and failed the call
+    (``OUT_OF_RANGE ... length=60 ... buffer byte_length=0``).
+    """
+    for use in list(result.uses):
+        owner = use.owner
+        if owner.name != "func.return":
+            continue
+        with ir.InsertionPoint(owner), owner.location:
+            sizes = dynamic_sizes(result)
+            owner.operands[use.operand_number] = tie_shape(barrier(result), sizes)
