@@ -27,7 +27,7 @@ import iree.runtime as rt
 import numpy as np
 
 from symshape_mlir.backend.devices import binds_empty_buffers
-from symshape_mlir.backend.errors import SignatureError
+from symshape_mlir.backend.errors import RuntimeCallError, SignatureError
 from symshape_mlir.backend.runtime import Function, scalar_argument, tensor_argument
 from symshape_mlir.backend.signature import ScalarType, TensorType
 from symshape_mlir.extent.expr import Const, Sym
@@ -45,6 +45,10 @@ __all__ = ["BoundFunction", "EntryPoint", "Specialization"]
 logger = logging.getLogger(__name__)
 
 Key = tuple[int, ...]
+
+# How a driver without empty bindings (Vulkan) fails a call that made an
+# empty tensor inside it.
+_EMPTY_BINDING = "resolved to an empty buffer range"
 
 
 @dataclasses.dataclass
@@ -303,7 +307,21 @@ class EntryPoint:
                     ]
                 )
             return self._on_host(prepared, hosts or {})
-        return self._pack(spec.function.dispatch(prepared))
+        return self._dispatch(spec.function, prepared, prepared, hosts)
+
+    def _dispatch(self, function: Function, arguments: list[Any], prepared: list[Any],
+                  hosts: Mapping[int, np.ndarray] | None) -> Any:
+        """Calls ``function``; where the driver cannot bind an empty tensor
+        the call made inside it (a truncation to no rows), the host runs the
+        call instead (the failed one changed nothing)."""
+        if self._binds_empty:
+            return self._pack(function.dispatch(arguments))
+        try:
+            return self._pack(function.dispatch(arguments))
+        except RuntimeCallError as err:
+            if _EMPTY_BINDING not in err.message:
+                raise
+        return self._on_host(prepared, hosts or {})
 
     def _unbindable(self, prepared: Sequence[Any]) -> bool:
         """Whether the driver cannot bind these arguments (a zero-element
@@ -360,8 +378,9 @@ class EntryPoint:
         return self._pack(items)
 
     def _on_host(self, prepared: list[Any], hosts: Mapping[int, np.ndarray]) -> Any:
-        """Runs a call the driver cannot bind (an empty input, a non-empty
-        result, e.g. a reduction over an empty axis) on the host CPU."""
+        """Runs a call the driver cannot bind (an empty input with a
+        non-empty result, e.g. a reduction over an empty axis, or an empty
+        tensor made inside the call) on the host CPU."""
         arguments = []
         for i, value in enumerate(prepared):
             if isinstance(value, rt.HalBufferView):
@@ -372,7 +391,8 @@ class EntryPoint:
                     )
                 value = hosts[i]
             arguments.append(value)
-        logger.debug("@%s: empty input on %s, running on the host", self.name, self._dynamic.driver)
+        logger.debug("@%s: an empty binding on %s, running on the host", self.name,
+                     self._dynamic.driver)
         return self._exe._host_executable()[self.name](*arguments)
 
     @staticmethod
@@ -555,7 +575,7 @@ class BoundFunction:
                 self._calls[key] += 1
                 if self._calls[key] == entry._hot_after:
                     self._promote(key)
-        return entry._pack(function.dispatch([prepared[i] for i in self._free]))
+        return entry._dispatch(function, [prepared[i] for i in self._free], prepared, self._arrays)
 
     def _pre_specialize(self, key: Key) -> None:
         """Compiles the packed static variant of a pre-specialized binding now."""
