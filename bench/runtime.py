@@ -24,11 +24,12 @@ skipped with a note. Sections:
     ``pre_specialize``); a note says when its results are not bit-identical
     to its dynamic module's.
 
-Variants are timed in interleaved rounds (one call of each per round);
-medians are kept and ``spread`` is the largest interquartile range over
-median in the row. Thread pools of the peers are told not to spin
-(``OMP_WAIT_POLICY=PASSIVE``, ``GOMP_SPINCOUNT=0``, ``OPENBLAS_THREAD_TIMEOUT``)
-so that they do not starve the next variant.
+Variants are timed in interleaved rounds (one call of each per round; at
+least 15, more while a row's rounds fit in 6 seconds); medians are kept
+and ``spread`` is the largest interquartile range over median in the row.
+Thread pools of the peers are told not to spin (``OMP_WAIT_POLICY=PASSIVE``,
+``GOMP_SPINCOUNT=0``, ``OPENBLAS_THREAD_TIMEOUT``) so that they do not
+starve the next variant.
 
 Run from the repository root::
 
@@ -59,6 +60,7 @@ from symshape_mlir import runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTES: list[str] = []
+_MAX_ROUNDS = 400
 
 MLP_DIMS = {"256": "512", "512": "1024", "128": "512"}
 
@@ -183,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 32, 256])
     args = parser.parse_args(argv)
     rounds = 5 if args.quick else 15
+    budget = 1.0 if args.quick else 6.0  # seconds of steady-state timing per row
     rng = np.random.default_rng(0)
     peers = Peers()
     texts = {"mlp": mlp_text(), "attention": attention_text()}
@@ -324,9 +327,12 @@ def main(argv: list[str] | None = None) -> int:
                     fns[name] = lambda fn=fn, x=x: fn(x)
                 except Exception as exc:
                     NOTES.append(f"{name} failed on {model}: {type(exc).__name__}: {exc}")
+            start = time.perf_counter()
             for fn in fns.values():
                 fn()
-            timed = interleaved(fns, rounds)
+            # Rounds to fill the row's time budget: fast rows get many.
+            count = max(rounds, min(_MAX_ROUNDS, int(budget / (time.perf_counter() - start))))
+            timed = interleaved(fns, count)
             row = f"    {model:<10}{batch:>6}  "
             row += "".join(f"{timed[n][0] * 1e3:8.3f}" for n in ours) + "  "
             for name in ("numpy", "torch", "torch.compile", "jax.jit"):
