@@ -408,6 +408,23 @@ func.func @spread_one_element(%v: tensor<?xf32> {symshape.axes = #symshape.shape
 
 // -----
 
+// The same over a 1 x 1 slice of a tensor with no rows, which lowering makes
+// an empty tensor that inference never saw (fuzzer p105003021).
+// CHECK-LABEL: func.func @spread_over_a_slice_of_nothing
+// CHECK:         %[[ONE:.*]]:2 = "util.optimization_barrier"(%{{.*}}, %{{.*}}) : (index, index) -> (index, index)
+// CHECK:         %[[E:.*]] = tensor.empty(%[[ONE]]#0, %[[ONE]]#1) : tensor<?x?xf32>
+// CHECK:         linalg.generic {{.*}} outs(%[[E]] : tensor<?x?xf32>)
+func.func @spread_over_a_slice_of_nothing(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                                          %y: tensor<0x?xf32>, %at: index) -> tensor<?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %s = tensor.extract_slice %y[%at, 0] [%c1, %c1] [1, 1] : tensor<0x?xf32> to tensor<?x?xf32>
+  %b = symshape.broadcast_in_dim %v, %s dims [1] to [dim(1, 0), dim(1, 1)]
+      : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %b : tensor<?x?xf32>
+}
+
+// -----
+
 // A static 1 x 1 result is cast back from the barrier.
 // CHECK-LABEL: func.func @spread_one_element_static
 // CHECK:         %[[G:.*]] = linalg.generic
@@ -669,4 +686,33 @@ func.func @add_to_nothing(%v: tensor<?xf32>, %n: tensor<i64>) -> (tensor<0xf32>,
   %e = tensor.empty(%d) : tensor<?xf32>
   %m = linalg.map { arith.addf } ins(%v, %t : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>)
   return %none, %m : tensor<0xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A computed tensor that a gather reads element by element and the function
+// also returns is made before the gather, behind a barrier: IREE 3.13 made
+// it a second result of the gather's dispatch, unwritten when the gather has
+// no elements. A computed tensor only the gather reads stays fused.
+// CHECK-LABEL: func.func @spread_a_returned_sum
+// CHECK:         %[[S:.*]] = arith.addf
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[S]])
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}})
+// CHECK:         linalg.generic
+// CHECK:           tensor.extract %[[T]]
+// CHECK:         %[[P:.*]] = arith.mulf
+// CHECK-NOT:     util.optimization_barrier
+// CHECK:         linalg.generic
+// CHECK:           tensor.extract %[[P]]
+// CHECK:         return %[[S]]
+func.func @spread_a_returned_sum(%v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                                 %x: tensor<?x1xf32> {symshape.axes = #symshape.shape<[rows, 1]>})
+    -> (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %s = arith.addf %v, %v : tensor<?xf32>
+  %b = symshape.broadcast_in_dim %s, %x dims [1] to [dim(1, 0), dim(1, 1)]
+      : (tensor<?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  %p = arith.mulf %v, %v : tensor<?xf32>
+  %q = symshape.broadcast_in_dim %p, %x dims [1] to [dim(1, 0), dim(1, 1)]
+      : (tensor<?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  return %s, %b, %q : tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }

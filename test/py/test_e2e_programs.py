@@ -70,9 +70,10 @@ class Program:
         passes: The ``symshape-opt`` pass flags that resolve the file.
         data_tiling: ``--iree-opt-data-tiling`` for llvm-cpu (None: the
             backend's default).
-        unbindable: Bindings whose call makes an empty tensor inside it that
-            Vulkan cannot bind (``dispatch binding ... resolved to an empty
-            buffer range``): strict xfails on vulkan at this level, where
+        unbindable: Bindings whose call makes an empty tensor (a result, or
+            one inside the call) that a dispatch binds, which Vulkan cannot
+            (``dispatch binding ... resolved to an empty buffer range``):
+            strict xfails on vulkan at this level, where
             `symshape_mlir.runtime` runs the call on the host
             (test_runtime_drivers.py).
     """
@@ -583,6 +584,14 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["n"],)), _normal(rng, (b["rows"], b["cols"]))),
         lambda v, y: (np.full((1, 1), v[0], np.float32), y),
         passes=TO_IREE_DEFERRED,
+    ),
+    "spread_a_returned_sum": Program(
+        "unit_broadcasts.mlir",
+        "spread_a_returned_sum",
+        ({"n": 1, "rows": 0}, {"n": 1, "rows": 3}, {"n": 1, "rows": 1}),
+        lambda rng, b: (_normal(rng, (b["n"],)), _normal(rng, (b["rows"], 1))),
+        lambda v, x: (2 * v, np.full((x.shape[0], 1), 2 * v[0], np.float32)),
+        unbindable=({"n": 1, "rows": 0},),
     ),
     # Empty slices that start at the end of a static axis (slices.mlir).
     "past_end": Program(

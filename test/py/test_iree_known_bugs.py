@@ -264,7 +264,7 @@ def test_branches_of_branches_behind_barriers() -> None:
 # A gather (a generic reading with tensor.extract) from a slice at a run-time
 # offset: IREE fuses the slice into the gather's dispatch and fails to
 # compile it. `symshape-resolve{target=iree}` makes the slice first, behind
-# a barrier (`shield_gathered_slices`).
+# a barrier (`shield_gathered_sources`).
 GATHER_FROM_OFFSET_SLICE = """
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @f(%y: tensor<?x?xf32>, %off: index, %rows: index, %n: index, %w: index)
@@ -293,7 +293,7 @@ def test_gather_from_offset_slice() -> None:
 # The same gather from a column of a `?x?` tensor at offset 0 compiles, but
 # the fused strided load reads the column's first element for every index:
 # rows [0, 1, 0, 1] of a 10 x 3 table came back as the element of row 0.
-# `shield_gathered_slices` makes this slice first as well; test/e2e/gather.mlir
+# `shield_gathered_sources` makes this slice first as well; test/e2e/gather.mlir
 # (`gather_from_column`) runs the shielded form.
 GATHER_FROM_COLUMN = """
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -890,3 +890,34 @@ func.func @f(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %t: tensor<i64>, %n: inde
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 cannot order partitions around the choice")
 def test_choice_flattened_and_sliced() -> None:
     backend.compile_module(CHOICE_FLATTENED_AND_SLICED, "llvm-cpu")
+
+
+# A sum returned and read element by element by a generic over %x's rows.
+# IREE computes the sum inside the generic's dispatch and makes it a second
+# result of that dispatch: at 0 rows no workgroup runs and the sum comes
+# back unwritten ([0.0] for [2.0]). `symshape-resolve{target=iree}` passes a
+# computed tensor that a gather reads, and something else uses, through a
+# barrier (`shield_gathered_sources`); test/e2e/unit_broadcasts.mlir runs
+# the shielded form.
+SUM_GATHERED_AND_RETURNED = """
+func.func @f(%x: tensor<?x1xf32>, %v: tensor<?xf32>) -> (tensor<?xf32>, tensor<?x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %x, %c0 : tensor<?x1xf32>
+  %s = arith.addf %v, %v : tensor<?xf32>
+  %e = tensor.empty(%rows) : tensor<?x1xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]} outs(%e : tensor<?x1xf32>) {
+  ^bb0(%o: f32):
+    %r = tensor.extract %s[%c0] : tensor<?xf32>
+    linalg.yield %r : f32
+  } -> tensor<?x1xf32>
+  return %s, %g : tensor<?xf32>, tensor<?x1xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 leaves a sum unwritten beside an empty gather")
+def test_sum_gathered_and_returned() -> None:
+    module = _loaded(SUM_GATHERED_AND_RETURNED)
+    total, _ = module.invoke("f", np.zeros((0, 1), np.float32), np.ones(1, np.float32))
+    np.testing.assert_array_equal(np.asarray(total), [2.0])

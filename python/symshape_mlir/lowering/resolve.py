@@ -31,7 +31,7 @@ from symshape_mlir.lowering.iree import (
     shield_captured_tensors,
     shield_empty_reductions,
     shield_empty_slice_offsets,
-    shield_gathered_slices,
+    shield_gathered_sources,
     shield_insertions,
     shield_loop_inits,
     shield_read_offsets,
@@ -187,7 +187,7 @@ def resolve_module(
                 shield_empty_slice_offsets(func)
                 shield_read_offsets(func)
                 shield_insertions(func)
-                shield_gathered_slices(func)
+                shield_gathered_sources(func)
                 shield_unit_broadcasts(func, facts)
                 shield_reshape_sizes(func)
                 shield_reshape_sources(func)

@@ -24,7 +24,7 @@ In the order ``symshape-resolve`` runs them:
 * :mod:`~symshape_mlir.lowering.iree.slices`: slices, element reads and
   insertions (`shield_reads_of_nothing`, `shield_slices_of_fills`,
   `shield_empty_slice_offsets`, `shield_read_offsets`,
-  `shield_insertions`, `shield_gathered_slices`);
+  `shield_insertions`, `shield_gathered_sources`);
 * :mod:`~symshape_mlir.lowering.iree.broadcasts`: broadcasts over extents
   of 1 (`shield_unit_broadcasts`);
 * :mod:`~symshape_mlir.lowering.iree.reshapes`: run-time reshape sizes
@@ -54,7 +54,7 @@ from symshape_mlir.lowering.iree.reshapes import (
 )
 from symshape_mlir.lowering.iree.slices import (
     shield_empty_slice_offsets,
-    shield_gathered_slices,
+    shield_gathered_sources,
     shield_insertions,
     shield_read_offsets,
     shield_reads_of_nothing,
@@ -67,7 +67,7 @@ __all__ = [
     "shield_captured_tensors",
     "shield_empty_reductions",
     "shield_empty_slice_offsets",
-    "shield_gathered_slices",
+    "shield_gathered_sources",
     "shield_insertions",
     "shield_loop_inits",
     "shield_read_offsets",

@@ -28,7 +28,9 @@ def _read_ranks(generic: ir.Operation) -> list[int]:
 
 def _is_one(facts: InferenceState, size: ir.Value) -> bool:
     """Whether ``size`` is 1: a constant, or the ``tensor.dim`` of an axis
-    that is statically 1 or that inference found exactly 1."""
+    that is statically 1, that inference found exactly 1, or that a
+    ``tensor.empty`` made of a size that is 1 (lowering makes the slice of
+    an empty tensor an empty tensor that inference never saw)."""
     if IndexBuilder.constant_of(size) == 1:
         return True
     owner = size.owner
@@ -37,8 +39,13 @@ def _is_one(facts: InferenceState, size: ir.Value) -> bool:
     axis = IndexBuilder.constant_of(owner.operands[1])
     if axis is None:
         return False
-    if ir.RankedTensorType(owner.operands[0].type).shape[axis] == 1:
+    type_ = ir.RankedTensorType(owner.operands[0].type)
+    if type_.shape[axis] == 1:
         return True
+    made = owner.operands[0].owner
+    if isinstance(made, ir.OpView) and made.name == "tensor.empty" and type_.is_dynamic_dim(axis):
+        position = sum(type_.is_dynamic_dim(a) for a in range(axis))
+        return _is_one(facts, made.operands[position])
     shape = facts.defined_facts(owner.operands[0]).shape or ()
     extent = shape[axis] if axis < len(shape) else None
     return (extent is not None and extent.is_exact and extent.expr is not None

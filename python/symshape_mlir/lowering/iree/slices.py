@@ -1,5 +1,5 @@
 """Slices, element reads and insertions in the forms IREE 3.13 miscompiles:
-slices a gather reads, empty slices at the end of an axis, offsets read
+slices and shared tensors a gather reads, empty slices at the end of an axis, offsets read
 from a tensor, reads of empty tensors, slices of fills, and insertions
 (made out of place).
 """
@@ -24,7 +24,7 @@ from symshape_mlir.walk import collect_ops
 
 __all__ = [
     "shield_empty_slice_offsets",
-    "shield_gathered_slices",
+    "shield_gathered_sources",
     "shield_insertions",
     "shield_read_offsets",
     "shield_reads_of_nothing",
@@ -47,17 +47,57 @@ def _in_generic(op: ir.Operation) -> bool:
     return parent is not None and parent.name == "linalg.generic"
 
 
-def shield_gathered_slices(func: ir.Operation) -> int:
-    """Puts ``util.optimization_barrier`` (and its sizes) between a slice and
+# Producers that compute nothing a dispatch could take in.
+_NOT_COMPUTED = frozenset({
+    "arith.constant", "tensor.empty", "tensor.extract_slice", "util.optimization_barrier",
+    "flow.tensor.tie_shape",
+})
+# Ops that give their operand another type: IREE fuses through them.
+_RESHAPES = frozenset({
+    "tensor.cast", "tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape",
+    "tensor.bitcast",
+})
+
+
+def _gathered_elsewhere(source: ir.Value) -> bool:
+    """Whether ``source`` is (a reshape of) a tensor computed in the function
+    that something other than element reads in a ``linalg.generic`` and
+    ``tensor.dim`` uses too."""
+    chain = [source]
+    while isinstance(owner := chain[-1].owner, ir.OpView) and owner.name in _RESHAPES:
+        chain.append(owner.operands[0])
+    owner = chain[-1].owner
+    if not isinstance(owner, ir.OpView) or owner.name in _NOT_COMPUTED:
+        return False
+    for link, value in enumerate(chain):
+        for use in value.uses:
+            user = use.owner.operation
+            if user.name == "tensor.dim" or (user.name == "tensor.extract" and _in_generic(user)):
+                continue
+            if link and user == chain[link - 1].owner.operation:
+                continue  # the reshape toward the source
+            return True
+    return False
+
+
+def shield_gathered_sources(func: ir.Operation) -> int:
+    """Puts ``util.optimization_barrier`` (and its sizes) between a tensor and
     each ``linalg.generic`` that reads it element by element with
-    ``tensor.extract`` (a gather); returns how many.
+    ``tensor.extract`` (a gather), where the tensor is a slice or a value
+    computed in the function that something else uses too; returns how
+    many tensors.
 
     IREE 3.13 fuses the slice into the gather's dispatch as a strided load
     and then gets the read wrong: at a run-time offset it fails to compile
     (``LLVM Translation failed for operation:
     builtin.unrealized_conversion_cast``); a column ``[%rows, 1]`` of a
     ``?x?`` tensor at offset 0 compiles, but every read returns its first
-    element. Behind a barrier the slice is made first:
+    element. It also fuses a computed tensor into the gather's dispatch
+    and makes the tensor another result of that dispatch: when the gather
+    has no elements, no workgroup runs and the tensor, returned too, comes
+    back unwritten (fuzzer p105004732: ``v + v`` returned ``[0.0]`` for
+    ``[2.0]`` beside a broadcast of it to no rows). Behind a barrier the
+    tensor is made first:
 
     .. code-block:: mlir
 
@@ -67,12 +107,13 @@ def shield_gathered_slices(func: ir.Operation) -> int:
         %t = "flow.tensor.tie_shape"(%b, %rows) : (tensor<?x1xf32>, index) -> tensor<?x1xf32>
         %g = linalg.generic ... { ... tensor.extract %t[%row, %j] ... }
     """
-    reads = collect_ops(func, lambda op: op.name == "tensor.extract"
-                        and _in_generic(op) and _is_slice(op.operands[0]))
+    reads = collect_ops(func, lambda op: op.name == "tensor.extract" and _in_generic(op))
     shielded: dict[ir.Value, ir.Value] = {}
     for read in reads:
         source = read.operands[0]
         if source not in shielded:
+            if not (_is_slice(source) or _gathered_elsewhere(source)):
+                continue
             producer = source.owner
             with ir.InsertionPoint.after(producer), producer.location:
                 shielded[source] = behind_barrier(source, dynamic_sizes(source))
