@@ -764,11 +764,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="PROGRAM_SEED",
         help="print the program of a seed (and its exact variant) and exit",
     )
+    parser.add_argument(
+        "--check",
+        type=int,
+        nargs="+",
+        metavar="PROGRAM_SEED",
+        help="check these programs only (a finding's seed, to see whether it is fixed)",
+    )
     args = parser.parse_args(argv)
     if args.show is not None:
         print(soundness_gen.generate(args.show, f"p{args.show}").text)
         print(soundness_gen.generate(args.show, f"p{args.show}_x", exact=True).text)
         return 0
+    if args.check:
+        summary, mismatches = run_batch(args.check, args.calls)
+        print(summary.text())
+        for mismatch in mismatches:
+            print(f"{mismatch.program.name}: {mismatch.key}\n    {mismatch.detail}")
+        return 1 if mismatches else 0
     logging.basicConfig(level=logging.WARNING)
     summary = fuzz(
         args.programs,
