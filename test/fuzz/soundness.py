@@ -3,6 +3,8 @@
 Usage::
 
     python test/fuzz/soundness.py --programs 200 --seed 1 --jobs 1
+    python test/fuzz/soundness.py --show 104004389       # print a finding's program
+    python test/fuzz/soundness.py --check 104004389      # is it fixed?
 
 Each random program (`soundness_gen`) goes through ``symshape-infer-shapes`` and
 ``symshape-verify-contract`` (``mode=reject``):
