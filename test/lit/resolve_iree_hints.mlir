@@ -716,3 +716,25 @@ func.func @spread_a_returned_sum(%v: tensor<?xf32> {symshape.axes = #symshape.sh
       : (tensor<?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
   return %s, %b, %q : tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// A spread of a tensor with no elements has no values: an op reading it
+// element by element reads a zero (IREE 3.13 gave the tensor.empty such
+// reads meet a stack allocation of 9007199254740991 x 9007199254740991
+// elements, fuzzer p106007267).
+// CHECK-LABEL: func.func @read_of_a_spread_of_nothing
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK-NOT:       tensor.extract
+// CHECK:           %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT:       tensor.extract
+// CHECK:           linalg.yield %[[Z]] : f32
+func.func @read_of_a_spread_of_nothing(%v: tensor<0xf32>,
+                                       %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, c]>})
+    -> tensor<3x?x?xf32> {
+  %b = symshape.broadcast_in_dim %v, %y dims [1] to [dim(1, 0), dim(1, 1)]
+      : (tensor<0xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %c = symshape.broadcast_in_dim %b dims [1, 2] to [3, dim(0, 0), dim(0, 1)]
+      : (tensor<?x?xf32>) -> tensor<3x?x?xf32>
+  return %c : tensor<3x?x?xf32>
+}

@@ -181,12 +181,14 @@ def resolve_module(
             if target == "iree":
                 tie_branch_results(func)
                 shield_captured_tensors(func)
-                shield_reads_of_nothing(func)
                 shield_slices_of_fills(func)
                 shield_empty_reductions(func, None)
                 shield_empty_slice_offsets(func)
                 shield_read_offsets(func)
                 shield_insertions(func)
+                # After ops over nothing give their (empty) inits and
+                # insertions read their sources element by element.
+                shield_reads_of_nothing(func)
                 shield_gathered_sources(func)
                 shield_unit_broadcasts(func, facts)
                 shield_reshape_sizes(func)

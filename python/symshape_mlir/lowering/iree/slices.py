@@ -12,8 +12,10 @@ from mlir.dialects import arith, linalg, scf, tensor
 from symshape_mlir.lowering.generics import generic_from_body
 from symshape_mlir.lowering.index_builder import IndexBuilder
 from symshape_mlir.lowering.iree.barriers import (
+    TIES,
     barrier,
     behind_barrier,
+    chain,
     dynamic_sizes,
     producer,
 )
@@ -258,11 +260,16 @@ def shield_read_offsets(func: ir.Operation) -> int:
 
 def _reads_nothing(op: ir.Operation) -> bool:
     """Whether ``op`` is a slice or an element read of a tensor with an axis
-    of extent 0, static or folding to it (`folded_extent`)."""
+    of extent 0, static or folding to it (`folded_extent`), or an element
+    read of a ``tensor.empty`` (through casts and shape ties), which has
+    no values."""
     if op.name == "tensor.extract":
         element = op.results[0].type
         if not isinstance(element, (ir.FloatType, ir.IntegerType, ir.IndexType)):
             return False
+        made = chain(op.operands[0], TIES)[-1].owner
+        if isinstance(made, ir.OpView) and made.name == "tensor.empty":
+            return True
     elif op.name != "tensor.extract_slice":
         return False
     source = op.operands[0]
@@ -288,7 +295,11 @@ def shield_reads_of_nothing(func: ir.Operation) -> int:
     below an extent of 0, even for a slice of size 0. It makes a slice of
     each element read in a ``linalg.generic`` body too, with the same
     error. An empty tensor has no offsets; IREE folds later slices of it
-    into empty tensors too:
+    into empty tensors too. A read of a ``tensor.empty`` (lowering makes
+    the broadcast of a tensor with no elements one) reads no value: IREE
+    gave such a tensor a stack allocation sized by the largest extent it
+    allows (``memref.alloca`` of ``9007199254740991x9007199254740991``,
+    fuzzer p106007267); it reads a zero instead:
 
     .. code-block:: mlir
 
