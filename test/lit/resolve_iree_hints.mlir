@@ -738,3 +738,16 @@ func.func @read_of_a_spread_of_nothing(%v: tensor<0xf32>,
       : (tensor<?x?xf32>) -> tensor<3x?x?xf32>
   return %c : tensor<3x?x?xf32>
 }
+
+// -----
+
+// An elementwise op on tensors with an operand of no rows gives an empty
+// tensor of its sizes: IREE makes it a linalg.generic after resolve, and
+// crashed choosing its tile sizes (fuzzer p106005574).
+// CHECK-LABEL: func.func @add_to_no_rows
+// CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<0x?xf32>
+// CHECK:         return %[[E]]
+func.func @add_to_no_rows(%x: tensor<0x?xf32>, %y: tensor<0x?xf32>) -> tensor<0x?xf32> {
+  %s = arith.addf %x, %y : tensor<0x?xf32>
+  return %s : tensor<0x?xf32>
+}

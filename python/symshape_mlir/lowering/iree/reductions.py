@@ -5,6 +5,7 @@ uses get their inits.
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import arith, tensor
 
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.iree.folding import has_empty_axis
@@ -30,6 +31,17 @@ def _indexes_by_loops(op: ir.Operation) -> bool:
         return op.name in _STRUCTURED
     return all(ir.AffineMapAttr(m).value.is_projected_permutation
                for m in ir.ArrayAttr(op.attributes["indexing_maps"]))
+
+
+def _is_tensor_elementwise(op: ir.Operation) -> bool:
+    """Whether ``op`` is an ``arith`` or ``math`` op on tensors of one shape
+    (IREE makes it a ``linalg.generic`` whose loops are its axes)."""
+    if not op.name.startswith(("arith.", "math.")) or len(op.results) != 1:
+        return False
+    result = op.results[0].type
+    return isinstance(result, ir.RankedTensorType) and bool(list(op.operands)) and all(
+        isinstance(t := v.type, ir.ShapedType) and ir.RankedTensorType(t).rank ==
+        ir.RankedTensorType(result).rank for v in op.operands)
 
 
 def shield_empty_reductions(func: ir.Operation, facts: InferenceState | None) -> int:
@@ -58,9 +70,24 @@ def shield_empty_reductions(func: ir.Operation, facts: InferenceState | None) ->
         // becomes:  return %z : tensor<?x?xf32>
 
     The op stays (dead, IREE drops it) after the run-time checks emitted
-    for it.
+    for it. An ``arith`` or ``math`` op on tensors with an operand of
+    extent 0 gives a ``tensor.empty`` of its operand's sizes: IREE makes it
+    a ``linalg.generic`` after this pass runs (fuzzer p106005574, the sum
+    of a tensor and a reshape of one with no rows).
     """
     shielded = 0
+    index = ir.IndexType.get()
+    for op in collect_ops(func, _is_tensor_elementwise):
+        if list(op.results[0].uses) and any(has_empty_axis(facts, v) for v in op.operands):
+            result = ir.RankedTensorType(op.results[0].type)
+            with ir.InsertionPoint(op), op.location:
+                sizes: list[int | ir.Value] = [
+                    tensor.DimOp(op.operands[0], arith.ConstantOp(index, axis)).result
+                    if result.is_dynamic_dim(axis) else result.shape[axis]
+                    for axis in range(result.rank)]
+                made = tensor.EmptyOp(sizes, result.element_type)
+            op.results[0].replace_all_uses_with(made.result)
+            shielded += 1
     for op in collect_ops(func, _indexes_by_loops):
         operands = list(op.operands)
         inits = operands[len(operands) - len(op.results):]
