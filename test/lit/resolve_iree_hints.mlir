@@ -751,3 +751,28 @@ func.func @add_to_no_rows(%x: tensor<0x?xf32>, %y: tensor<0x?xf32>) -> tensor<0x
   %s = arith.addf %x, %y : tensor<0x?xf32>
   return %s : tensor<0x?xf32>
 }
+
+// -----
+
+// A column slice collapsed to a vector and spread over rows is made first,
+// behind a barrier, like a slice a gather reads: IREE 3.13 fused it into the
+// spread as a strided load and read its first element everywhere (fuzzer
+// p107007316).
+// CHECK-LABEL: func.func @spread_a_collapsed_column
+// CHECK:         %[[S:.*]] = tensor.extract_slice
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %[[S]]
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[C]])
+// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}})
+// CHECK:         linalg.generic
+// CHECK:           tensor.extract %[[T]]
+func.func @spread_a_collapsed_column(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[a, b]>},
+                                     %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, c]>})
+    -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %s = tensor.extract_slice %x[0, 1] [%n, 1] [1, 1] : tensor<?x?xf32> to tensor<?x1xf32>
+  %v = tensor.collapse_shape %s [[0, 1]] : tensor<?x1xf32> into tensor<?xf32>
+  %b = symshape.broadcast_in_dim %v, %y dims [1] to [dim(1, 0), dim(1, 1)]
+      : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %b : tensor<?x?xf32>
+}

@@ -35,9 +35,10 @@ __all__ = [
 
 
 def _is_slice(value: ir.Value) -> bool:
-    """Whether ``value`` is a ``tensor.extract_slice``, possibly cast."""
-    owner = producer(value)
-    return owner is not None and owner.name == "tensor.extract_slice"
+    """Whether ``value`` is a ``tensor.extract_slice``, possibly reshaped
+    (`_RESHAPES`: a column slice collapsed to a vector, say)."""
+    owner = chain(value, tuple(_RESHAPES))[-1].owner
+    return isinstance(owner, ir.OpView) and owner.name == "tensor.extract_slice"
 
 
 def _in_generic(op: ir.Operation) -> bool:
@@ -94,7 +95,8 @@ def shield_gathered_sources(func: ir.Operation) -> int:
     (``LLVM Translation failed for operation:
     builtin.unrealized_conversion_cast``); a column ``[%rows, 1]`` of a
     ``?x?`` tensor at offset 0 compiles, but every read returns its first
-    element. It also fuses a computed tensor into the gather's dispatch
+    element, also through a reshape (fuzzer p107007316: a column collapsed
+    to a vector, then broadcast). It also fuses a computed tensor into the gather's dispatch
     and makes the tensor another result of that dispatch: when the gather
     has no elements, no workgroup runs and the tensor, returned too, comes
     back unwritten (fuzzer p105004732: ``v + v`` returned ``[0.0]`` for
