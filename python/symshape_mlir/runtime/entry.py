@@ -314,12 +314,10 @@ class EntryPoint:
         """Calls ``function``; where the driver cannot bind an empty tensor
         the call made inside it (a truncation to no rows), the host runs the
         call instead (the failed one changed nothing)."""
-        if self._binds_empty:
-            return self._pack(function.dispatch(arguments))
         try:
             return self._pack(function.dispatch(arguments))
         except RuntimeCallError as err:
-            if _EMPTY_BINDING not in err.message:
+            if self._binds_empty or _EMPTY_BINDING not in err.message:
                 raise
         return self._on_host(prepared, hosts or {})
 

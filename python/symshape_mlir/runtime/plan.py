@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from symshape_mlir.extent.errors import EvaluationError
+from symshape_mlir.extent.expr import Expr
 from symshape_mlir.runtime.capture import BufferSizes, ResultSizes
 from symshape_mlir.runtime.errors import PlanError
 from symshape_mlir.runtime.sizefn import SizeCode
@@ -171,14 +172,12 @@ class Planner:
                     shapes.append("None")
                     nbytes.append("None")
                     continue
-                dims = [code.value(expr) for expr in result.sizes]
-                code.lines += [f"if {d} < 0: raise _Miss" for d in dims if not d.isdigit()]
+                dims = self._sizes(code, result.sizes)
                 shapes.append(f"({''.join(d + ', ' for d in dims)})")
                 nbytes.append(self._bytes(code, dtype.itemsize if dtype is not None else 1, dims))
             buffer_nbytes = []
             for buffer in buffers:
-                dims = [code.value(expr) for expr in buffer.sizes]
-                code.lines += [f"if {d} < 0: raise _Miss" for d in dims if not d.isdigit()]
+                dims = self._sizes(code, buffer.sizes)
                 buffer_nbytes.append(self._bytes(code, buffer.itemsize, dims))
         except TypeError:
             self._generated = None
@@ -187,6 +186,17 @@ class Planner:
             f"({''.join(s + ', ' for s in shapes)}), ({''.join(n + ', ' for n in nbytes)}), "
             f"({''.join(n + ', ' for n in buffer_nbytes)})"
         )
+
+    @staticmethod
+    def _sizes(code: SizeCode, sizes: Sequence[Expr]) -> list[str]:
+        """Emits the sizes of one tensor, each checked non-negative unless a
+        constant that is; returns their Python texts."""
+        dims = []
+        for expr in sizes:
+            dims.append(code.value(expr))
+            if expr.const_value is None or expr.const_value < 0:
+                code.lines.append(f"if {dims[-1]} < 0: raise _Miss")
+        return dims
 
     @staticmethod
     def _bytes(code: SizeCode, itemsize: int, dims: list[str]) -> str:

@@ -10,7 +10,7 @@ from mlir.dialects import scf, tensor
 
 from symshape_mlir.lowering.generics import generic_from_body
 from symshape_mlir.lowering.index_builder import IndexBuilder
-from symshape_mlir.lowering.iree.barriers import barrier, dynamic_sizes, tie_shape
+from symshape_mlir.lowering.iree.barriers import barrier, behind_barrier, dynamic_sizes, tie_shape
 from symshape_mlir.walk import collect_ops
 
 __all__ = ["SPLAT_PRESERVING", "extents", "tie_branch_results"]
@@ -170,5 +170,4 @@ def _return_through_barrier(result: ir.Value) -> None:
         if owner.name != "func.return":
             continue
         with ir.InsertionPoint(owner), owner.location:
-            sizes = dynamic_sizes(result)
-            owner.operands[use.operand_number] = tie_shape(barrier(result), sizes)
+            owner.operands[use.operand_number] = behind_barrier(result, dynamic_sizes(result))

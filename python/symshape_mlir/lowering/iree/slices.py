@@ -37,7 +37,7 @@ __all__ = [
 def _is_slice(value: ir.Value) -> bool:
     """Whether ``value`` is a ``tensor.extract_slice``, possibly reshaped
     (`_RESHAPES`: a column slice collapsed to a vector, say)."""
-    owner = chain(value, tuple(_RESHAPES))[-1].owner
+    owner = chain(value, _RESHAPES)[-1].owner
     return isinstance(owner, ir.OpView) and owner.name == "tensor.extract_slice"
 
 
@@ -56,28 +56,24 @@ _NOT_COMPUTED = frozenset({
     "flow.tensor.tie_shape",
 })
 # Ops that give their operand another type: IREE fuses through them.
-_RESHAPES = frozenset({
-    "tensor.cast", "tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape",
-    "tensor.bitcast",
-})
+_RESHAPES = ("tensor.cast", "tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape",
+             "tensor.bitcast")
 
 
 def _gathered_elsewhere(source: ir.Value) -> bool:
     """Whether ``source`` is (a reshape of) a tensor computed in the function
     that something other than element reads in a ``linalg.generic`` and
     ``tensor.dim`` uses too."""
-    chain = [source]
-    while isinstance(owner := chain[-1].owner, ir.OpView) and owner.name in _RESHAPES:
-        chain.append(owner.operands[0])
-    owner = chain[-1].owner
+    links = chain(source, _RESHAPES)
+    owner = links[-1].owner
     if not isinstance(owner, ir.OpView) or owner.name in _NOT_COMPUTED:
         return False
-    for link, value in enumerate(chain):
+    for link, value in enumerate(links):
         for use in value.uses:
             user = use.owner.operation
             if user.name == "tensor.dim" or (user.name == "tensor.extract" and _in_generic(user)):
                 continue
-            if link and user == chain[link - 1].owner.operation:
+            if link and user == links[link - 1].owner.operation:
                 continue  # the reshape toward the source
             return True
     return False
