@@ -64,6 +64,8 @@ class VerifyContract(ModulePass):
 
     def run(self, module: ir.Operation) -> None:
         report = verify_contract(module, inference(module), self.mode, self.unproven)
+        logger.debug("%d of %d requirements hold without a run-time check", report.static,
+                     report.requirements)
         with module.context:
             emit_checks(report.deferred)
         for location, message in report.remarks:

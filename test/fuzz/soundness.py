@@ -25,6 +25,15 @@ Each random program (`soundness_gen`) goes through ``symshape-infer-shapes`` and
 Every mismatch is written as a reproducer (MLIR, inputs, what went wrong) to
 the output folder; the first of each class is also appended to the findings
 file. The summary counts programs and mismatches by class.
+
+The summary also measures precision, over the programs that are valid at
+every binding tried (the 48 random calls of `select_inputs`, whichever value a
+bound takes): the share accepted in reject mode (with run-time checks where
+equations are not proven), and the share of their requirements that hold
+without a run-time check in defer mode. ``--precision`` measures only that
+(no compile, no calls)::
+
+    python test/fuzz/soundness.py --precision --programs 2000 --seed 1
 """
 
 from __future__ import annotations
@@ -133,6 +142,10 @@ class Summary:
     invalid_calls: int = 0
     unspecified_calls: int = 0
     claims_checked: int = 0
+    valid_everywhere: int = 0
+    valid_accepted: int = 0
+    requirements: int = 0
+    static_requirements: int = 0
     mismatches: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
     kinds: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
     defer_reasons: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
@@ -156,6 +169,12 @@ class Summary:
             f"compiled functions {self.compiled_functions}  calls {self.calls} "
             f"(valid {self.valid_calls}, invalid {self.invalid_calls})  "
             f"claims checked {self.claims_checked}",
+            f"precision: {self.valid_accepted} of {self.valid_everywhere} programs valid at "
+            f"every binding tried are accepted "
+            f"({_percent(self.valid_accepted, self.valid_everywhere)}); "
+            f"{self.static_requirements} of {self.requirements} of their requirements hold "
+            f"without a run-time check in defer mode "
+            f"({_percent(self.static_requirements, self.requirements)})",
             f"rejected in defer mode too (not mismatches): {self.defer_rejected}",
             *(f"    {n:5d}  {reason}" for reason, n in self.defer_reasons.most_common(8)),
             f"mismatches: {sum(self.mismatches.values())} in {len(self.mismatches)} classes",
@@ -167,7 +186,35 @@ class Summary:
         return "\n".join(lines)
 
 
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "-"
+
+
 # -- inputs ---------------------------------------------------------------------------------
+
+TRIED_CALLS = 48
+"""Random calls tried per program (valid ones are run, see `select_inputs`)."""
+
+
+def valid_everywhere(program: Program) -> bool:
+    """Whether every binding `select_inputs` tries is valid, whichever value a bound takes.
+
+    Calls whose arguments disagree with their declared axes bind no axis
+    values: they are left out.
+    """
+    for _, inputs in soundness_gen.make_inputs(
+        program, random.Random(program.seed * 7 + 1), TRIED_CALLS
+    ):
+        try:
+            soundness_gen.check_axes(program.args, inputs)
+        except Invalid:
+            continue
+        for actual_bounds in (False, True) if program.uses_bound else (False,):
+            try:
+                program.reference(inputs, actual_bounds=actual_bounds)
+            except Exception:
+                return False
+    return True
 
 
 def select_inputs(
@@ -176,7 +223,7 @@ def select_inputs(
     """Random calls: up to ``valid`` satisfying and ``invalid`` violating ones."""
     good, zero = [], []
     bad: dict[str, list[tuple[dict[str, int], list[np.ndarray]]]] = collections.defaultdict(list)
-    for binding, inputs in soundness_gen.make_inputs(program, rng, 48):
+    for binding, inputs in soundness_gen.make_inputs(program, rng, TRIED_CALLS):
         try:
             program.reference(inputs)
         except Invalid as error:
@@ -400,8 +447,35 @@ def _compile(functions: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]
     return compiled, errors
 
 
-def run_batch(seeds: Sequence[int], calls: int) -> tuple[Summary, list[Mismatch]]:
-    """Generates, classifies, compiles and runs one batch of programs."""
+def _measure_precision(
+    programs: dict[str, Program],
+    fe: dict[str, soundness_frontend.FrontendResult],
+    seeds: Sequence[int],
+    summary: Summary,
+) -> None:
+    """Adds the precision counts of a batch (see the module docstring)."""
+    for seed in seeds:
+        p, r, d = programs[f"p{seed}"], fe.get(f"p{seed}"), fe.get(f"p{seed}_d")
+        if r is None or r.verdict == "error" or not valid_everywhere(p):
+            continue
+        summary.valid_everywhere += 1
+        summary.valid_accepted += r.verdict == "accepted"
+        if d is not None:
+            summary.requirements += d.requirements
+            summary.static_requirements += d.static
+
+
+def run_batch(
+    seeds: Sequence[int], calls: int, *, run: bool = True
+) -> tuple[Summary, list[Mismatch]]:
+    """Generates, classifies, compiles and runs one batch of programs.
+
+    Args:
+        seeds: The programs' seeds.
+        calls: Calls per compiled function.
+        run: Compile and call the programs; False only classifies them and
+            measures precision.
+    """
     summary = Summary()
     mismatches: list[Mismatch] = []
     programs: dict[str, Program] = {}
@@ -437,6 +511,7 @@ def run_batch(seeds: Sequence[int], calls: int) -> tuple[Summary, list[Mismatch]
             )
             continue
         fe[name] = result
+    _measure_precision(programs, fe, seeds, summary)
     to_compile: dict[str, str] = {}
     modes: dict[str, str] = {}
     for seed in seeds:
@@ -506,6 +581,8 @@ def run_batch(seeds: Sequence[int], calls: int) -> tuple[Summary, list[Mismatch]
                 )
             elif xr.resolved is not None:
                 to_compile[x.name], modes[x.name] = xr.resolved, "exact"
+    if not run:
+        to_compile = {}
     compiled, errors = _compile(to_compile)
     for name, error in errors.items():
         head = next(
@@ -691,11 +768,11 @@ def _write_summary(out: Path, total: Summary, seconds: float, programs: int, see
 
 
 def _run_batch_retrying(
-    seeds: Sequence[int], calls: int, retries: int = 6
+    seeds: Sequence[int], calls: int, run: bool, retries: int = 6
 ) -> tuple[Summary, list[Mismatch]]:
     for _ in range(retries):
         try:
-            return run_batch(seeds, calls)
+            return run_batch(seeds, calls, run=run)
         except TreeBroken as error:
             last = str(error).strip().splitlines()[-1:] or [""]
             print(
@@ -704,7 +781,7 @@ def _run_batch_retrying(
                 flush=True,
             )
             time.sleep(30)
-    return run_batch(seeds, calls)
+    return run_batch(seeds, calls, run=run)
 
 
 def fuzz(
@@ -718,8 +795,13 @@ def fuzz(
     findings: Path = DEFAULT_FINDINGS,
     quiet: bool = False,
     shrink: bool = True,
+    run: bool = True,
 ) -> Summary:
-    """Runs the fuzzer; returns the summary (mismatches are written as they are found)."""
+    """Runs the fuzzer; returns the summary (mismatches are written as they are found).
+
+    ``run=False`` classifies the programs and measures precision only (no
+    compile, no calls).
+    """
     reporter = Reporter(out, findings, shrink)
     total = Summary()
     base = seed * 1_000_000
@@ -728,7 +810,7 @@ def fuzz(
     ]
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_run_batch_retrying, b, calls) for b in batches]
+        futures = [pool.submit(_run_batch_retrying, b, calls, run) for b in batches]
         for future in concurrent.futures.as_completed(futures):
             summary, mismatches = future.result()
             reporter.record(mismatches)
@@ -759,6 +841,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--findings", type=Path, default=DEFAULT_FINDINGS)
     parser.add_argument(
         "--no-shrink", action="store_true", help="do not shrink the first reproducer of a class"
+    )
+    parser.add_argument(
+        "--precision",
+        action="store_true",
+        help="classify the programs and measure precision only (no compile, no calls)",
     )
     parser.add_argument(
         "--show",
@@ -794,6 +881,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out=args.out,
         findings=args.findings,
         shrink=not args.no_shrink,
+        run=not args.precision,
     )
     print(summary.text())
     return 1 if summary.mismatches else 0

@@ -6,7 +6,9 @@ For a program text it runs, in-process with the MLIR Python bindings:
   the verdict, the rejection diagnostics, and the ``symshape.shape`` claims on
   every returned value (read from the annotated IR);
 * for an accepted program, ``symshape-to-iree`` (the module to compile);
-* for ``mode=defer``: infer, verify (defer), resolve (IREE), canonicalize, cse.
+* for ``mode=defer``: infer, verify (defer), resolve (IREE), canonicalize, cse;
+  and how many of the program's requirements hold without a run-time check
+  (the precision measure).
 
 A pass that raises anything but a pipeline error is reported as an internal
 error (its traceback), never swallowed.
@@ -44,6 +46,8 @@ class FrontendResult:
         resolved: The module after ``symshape-to-iree`` (or the defer
             pipeline), or None.
         error: The internal error or resolve failure, if any.
+        requirements: In defer mode, the requirements the ops made.
+        static: In defer mode, how many of them need no run-time check.
     """
 
     verdict: str
@@ -51,6 +55,8 @@ class FrontendResult:
     claims: list[str | None] = dataclasses.field(default_factory=list)
     resolved: str | None = None
     error: str | None = None
+    requirements: int = 0
+    static: int = 0
 
 
 def setup(_: Any) -> Any:
@@ -98,6 +104,22 @@ def _diagnostics(error: Any) -> list[tuple[int | None, str]]:
     return out
 
 
+def _requirements(text: str) -> tuple[int, int]:
+    """The requirements of a program and how many hold without a run-time
+    check in defer mode ((0, 0) when inference fails)."""
+    from mlir import ir
+
+    from symshape_mlir.contract import verify_contract
+    from symshape_mlir.inference import InferenceError, infer
+
+    try:
+        module = ir.Module.parse(text)
+        report = verify_contract(module.operation, infer(module.operation), "defer")
+    except (ir.MLIRError, InferenceError):
+        return 0, 0
+    return report.requirements, report.static
+
+
 def _claims(module: Any, fname: str) -> list[str | None]:
     for op in module.body.operations:
         if op.operation.name != "func.func":
@@ -136,6 +158,8 @@ def handle(_: Any, job: tuple[str, str, str]) -> FrontendResult:
             pipeline = TO_IREE if mode == "reject" else DEFER
             if mode == "reject" and result.verdict == "rejected":
                 return result
+            if mode == "defer":
+                result.requirements, result.static = _requirements(text)
             resolved, error = _run(text, pipeline)
             if resolved is None:
                 result.error = "; ".join(m for _, m in _diagnostics(error))

@@ -86,11 +86,18 @@ class ContractReport:
         errors: violations that were not deferred, in program order.
         remarks: ``(location, message)`` for each equation left to a run-time check.
         deferred: in ``defer`` mode, the violations a run-time check establishes.
+        requirements: how many requirements the ops made (see
+            :attr:`InferenceState.requirements`).
+        static: how many of them hold without a run-time check: proven, or
+            holding by construction (a deferred violation whose check is
+            empty).
     """
 
     errors: list[Violation] = field(default_factory=list)
     remarks: list[tuple[ir.Location, str]] = field(default_factory=list)
     deferred: list[Obligation] = field(default_factory=list)
+    requirements: int = 0
+    static: int = 0
 
 
 def _seen(ob: Obligation) -> str:
@@ -126,13 +133,15 @@ def verify_contract(
     if unproven not in UNPROVEN:
         raise ValueError(f"unknown unproven '{unproven}' (expected one of: "
                          f"{', '.join(UNPROVEN)})")
-    report = ContractReport()
+    report = ContractReport(requirements=state.requirements)
+    report.static = state.requirements - len(state.obligations)
     with module.context:
         for ob in state.obligations:
             if ob.discharged or ob.status is Status.PROVEN:
                 continue
             if ob.status is Status.UNPROVEN:
                 if ob.condition == ():
+                    report.static += 1
                     continue
                 text = f"'{ob.op.name}' op cannot prove that {ob.field} ({_seen(ob)})"
                 if unproven == "reject" or ob.condition is None:
@@ -142,6 +151,7 @@ def verify_contract(
                 continue
             if mode == "defer" and ob.condition is not None:
                 report.deferred.append(ob)
+                report.static += ob.condition == ()
                 continue
             report.errors.append(_violation(ob))
     return report

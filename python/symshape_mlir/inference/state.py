@@ -220,6 +220,10 @@ class InferenceState:
         self._bind_floor = 0
         #: What the ops inferred so far require (see :mod:`.obligations`).
         self.obligations: list[Obligation] = []
+        #: How many requirements rules asked for, proven ones included (those
+        #: are not kept as obligations): ``requirements - len(obligations)``
+        #: were established statically.
+        self.requirements = 0
         #: Ops whose existing annotation is kept as written (``policy=skip``).
         self.kept_annotations: set[ir.Operation] = set()
 
@@ -425,6 +429,7 @@ class InferenceState:
             ShapeInferenceError: provably different, or two different named
                 axes.
         """
+        self.requirements += 1
         a, b = self.resolve(a), self.resolve(b)
         verdict = equality(a, b, self.extents, fallback=False)
         if verdict is Verdict.REFUTED:
@@ -466,6 +471,7 @@ class InferenceState:
         self_checked: bool = False,
     ) -> None:
         """Records that ``op`` needs ``extent`` as a true size (a reshape target)."""
+        self.requirements += 1
         extent = self.resolve(extent)
         if extent.strength is not _EXACT:
             self._record(op, Kind.EXACT, field, Status.VIOLATION, (extent,), condition, origin,
@@ -480,6 +486,7 @@ class InferenceState:
         Unless provable, it is checked at run time (never a violation: the
         size is the value at hand, even where only a bound of it is known).
         """
+        self.requirements += 1
         extent = self.resolve(extent)
         if isinstance(extent, Exact):
             known = prove_nonnegative(extent.expr, self.extents, fallback=False)
@@ -501,6 +508,7 @@ class InferenceState:
         ``lhs`` may be an upper bound (a bound on what is read suffices);
         ``rhs`` is what is available and must be exact.
         """
+        self.requirements += 1
         lhs, rhs = self.resolve(lhs), self.resolve(rhs)
         if lhs.expr is not None and isinstance(rhs, Exact):
             known = prove_le(lhs.expr, rhs.expr, self.extents, fallback=False)
@@ -519,6 +527,7 @@ class InferenceState:
         self_checked: bool = False,
     ) -> None:
         """Records that a broadcast input extent ``have`` must be 1 or ``target``."""
+        self.requirements += 1
         have, target = self.resolve(have), self.resolve(target)
         verdict = broadcastable(have, target, self.extents, fallback=False)
         if verdict is Verdict.PROVEN:
@@ -573,13 +582,13 @@ class InferenceState:
         """The fresh symbols bound so far (a copy)."""
         return dict(self._subst)
 
-    def checkpoint(self) -> tuple[int, int]:
+    def checkpoint(self) -> tuple[int, int, int]:
         """A point :meth:`rollback` returns the substitution and obligations to."""
-        return len(self._trail), len(self.obligations)
+        return len(self._trail), len(self.obligations), self.requirements
 
-    def rollback(self, point: tuple[int, int]) -> None:
+    def rollback(self, point: tuple[int, int, int]) -> None:
         """Undoes the bindings and obligations recorded after ``point``."""
-        trail, obligations = point
+        trail, obligations, self.requirements = point
         del self.obligations[obligations:]
         if len(self._trail) == trail:
             return
