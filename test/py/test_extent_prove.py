@@ -194,6 +194,80 @@ def test_fresh_symbols() -> None:
     assert ctx.range_of("_d0") == (0, None)
 
 
+# (id, lhs, op, rhs, expected) over fresh symbols made in order:
+# _d0 in [min(1, batch), max(1, batch)], _d1 in [0, rows * cols], _d2 in [0, batch],
+# _d3 in [_d2, batch], _d4 in [min(4, batch), max(4, batch)].
+LIMITED = [
+    ("within_upper_end", "_d2", "le", "batch", True),
+    ("shifted_upper_end", "_d2 + 1", "le", "batch + 1", True),
+    ("beyond_upper_end", "_d2", "le", "batch - 1", None),
+    ("refuted_by_upper_end", "batch + 1", "le", "_d2", False),
+    ("product_end", "_d1", "le", "rows * cols", True),
+    ("twice_product_end", "2 * _d1", "le", "rows * cols", None),
+    ("choice_below_its_max", "_d0", "le", "max(1, batch)", True),
+    ("choice_above_its_min", "min(1, batch)", "le", "_d0", True),
+    ("choice_vs_one_end", "_d0", "le", "batch", None),
+    ("choice_not_always_one", "1", "le", "_d0", None),
+    ("choice_unequal", "_d0", "eq", "batch", None),
+    ("chained_lower_end", "_d2", "le", "_d3", True),
+    ("chained_upper_end", "_d3", "le", "batch", True),
+    ("chained_difference", "_d3 - _d2", "le", "batch", True),
+    ("scaled_choice", "4 * _d4", "le", "4 * max(4, batch)", True),
+    ("twice_choice", "2 * _d4", "le", "batch + 4", None),
+    ("choice_times_axis", "_d4 * seq", "le", "max(4, batch) * seq", True),
+]
+
+
+def _limited_context() -> ExtentContext:
+    ctx = ExtentContext(use_sympy=False)
+    batch, rows, cols = Sym("batch"), Sym("rows"), Sym("cols")
+    ctx.fresh_symbol(parse_expr("min(1, batch)"), parse_expr("max(1, batch)"))
+    ctx.fresh_symbol(0, rows * cols)
+    low = ctx.fresh_symbol(0, batch)
+    ctx.fresh_symbol(low, batch)
+    ctx.fresh_symbol(parse_expr("min(4, batch)"), parse_expr("max(4, batch)"))
+    return ctx
+
+
+@pytest.mark.parametrize(("lhs", "op", "rhs", "expected"), [c[1:] for c in LIMITED],
+                         ids=[c[0] for c in LIMITED])
+def test_ranges_with_expression_ends(lhs: str, op: str, rhs: str, expected: bool | None) -> None:
+    """A fresh symbol's range whose ends are expressions feeds the native prover."""
+    assert PROVE_FNS[op](parse_expr(lhs), parse_expr(rhs), _limited_context()) is expected
+
+
+def test_expression_ends_bound_intervals() -> None:
+    """Interval bounds use the ends' own bounds; a constant range stays a range."""
+    ctx = ExtentContext({"n": (2, 9)})
+    chosen = ctx.fresh_symbol(parse_expr("min(3, n)"), parse_expr("max(3, n) + 1"))
+    assert bounds(chosen, ctx) == (2, 10)
+    fixed = ctx.fresh_symbol(-4, 6)
+    assert (ctx.range_of(fixed.name), ctx.limits(fixed.name)) == ((0, 6), None)
+    assert ctx.limits(chosen.name) == (parse_expr("min(3, n)"), parse_expr("max(3, n) + 1"))
+
+
+def test_limit_replaces_a_range_and_drops_self_references() -> None:
+    """Setting a range again replaces it (and forgets cached proofs); an end that
+    mentions the symbol itself is dropped."""
+    ctx = ExtentContext(use_sympy=False)
+    k = ctx.fresh_symbol(0, Sym("a"))
+    assert prove_le(k, Sym("a"), ctx) is True
+    ctx.limit(k.name, 0, Sym("b"))
+    assert prove_le(k, Sym("a"), ctx) is None
+    assert prove_le(k, Sym("b"), ctx) is True
+    ctx.limit(k.name, 0, k + 1)
+    assert ctx.limits(k.name) is None and ctx.range_of(k.name) == (0, None)
+    with pytest.raises(ValueError, match="'batch' is not a fresh symbol"):
+        ctx.limit("batch", 0, 4)
+
+
+def test_simplify_respects_expression_ends() -> None:
+    """min/max pruning uses expression ends: min(_d0, batch) is _d0 below batch."""
+    ctx = ExtentContext()
+    k = ctx.fresh_symbol(0, Sym("batch"))
+    assert simplify(parse_expr(f"min({k}, batch)"), ctx) is k
+
+
 @pytest.mark.parametrize(
     ("name", "lo", "hi", "message"),
     [

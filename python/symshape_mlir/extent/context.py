@@ -6,6 +6,20 @@ declared ranges, and :meth:`ExtentContext.check_bindings` enforces them on
 concrete bindings at run time. A context also hands out fresh symbols
 ``_d0, _d1, ...`` for data-dependent sizes; names of that form are reserved
 for them and never taken by :meth:`ExtentContext.declare`.
+
+A fresh symbol may carry a *value range whose ends are extent expressions*
+(as unbacked sizes do in PyTorch's shape environment): a size chosen at run
+time between ``1`` and ``batch`` is ``_d3`` with ``min(1, batch) <= _d3 <=
+max(1, batch)``, a count of non-zero elements ``_d4`` with ``0 <= _d4 <=
+rows * cols``. The provers use these ends (``_d4 <= rows * cols`` is proven);
+they are facts inference derived, not checked at run time.
+
+Example:
+    >>> from symshape_mlir.extent import ExtentContext, Sym, prove_le
+    >>> ctx = ExtentContext()
+    >>> count = ctx.fresh_symbol(0, Sym("rows") * Sym("cols"))
+    >>> prove_le(count, Sym("rows") * Sym("cols"), ctx)
+    True
 """
 
 from __future__ import annotations
@@ -17,7 +31,7 @@ from collections.abc import Hashable, Mapping
 from typing import Final
 
 from symshape_mlir.extent.errors import RangeViolationError
-from symshape_mlir.extent.expr import Sym, is_identifier
+from symshape_mlir.extent.expr import Expr, ExprLike, Sym, as_expr, is_identifier
 
 __all__ = ["FRESH_PREFIX", "ExtentContext", "is_fresh_name"]
 
@@ -57,6 +71,8 @@ class ExtentContext:
         use_sympy: bool = True,
     ) -> None:
         self._ranges: dict[str, tuple[int, int | None]] = {}
+        # Fresh symbols whose range has an end that is not a constant.
+        self._limits: dict[str, tuple[Expr, Expr | None]] = {}
         self._next_fresh = 0
         self._proofs: dict[Hashable, bool | None] = {}
         self.use_sympy = use_sympy
@@ -100,19 +116,62 @@ class ExtentContext:
         """Returns ``(lo, hi)`` for ``name``; ``(0, None)`` unless declared."""
         return self._ranges.get(name, (0, None))
 
-    def fresh_symbol(self, lo: int = 0, hi: int | None = None) -> Sym:
+    def fresh_symbol(self, lo: ExprLike = 0, hi: ExprLike | None = None) -> Sym:
         """Returns a new symbol ``_dN``, distinct from every one this context made.
 
+        This is how a data-dependent size gets its value range: the ends are
+        extent expressions over earlier symbols (see the module docstring).
+
         Args:
-            lo: its smallest value.
+            lo: its smallest value (a constant below 0 counts as 0: the
+                symbol is a size).
             hi: its largest value, or ``None``.
         """
         name = f"{FRESH_PREFIX}{self._next_fresh}"
         self._next_fresh += 1
         logger.debug("fresh symbol %s", name)
-        if lo == 0 and hi is None:
+        if isinstance(lo, int) and lo == 0 and hi is None:
             return Sym(name)
-        return self._set_range(name, lo, hi)
+        return self.limit(name, lo, hi)
+
+    def limit(self, name: str, lo: ExprLike = 0, hi: ExprLike | None = None) -> Sym:
+        """Sets the value range of the fresh symbol ``name`` to ``[lo, hi]`` (ends
+        that mention ``name`` itself are dropped), replacing its earlier one.
+
+        Raises:
+            ValueError: ``name`` is not a fresh-symbol name.
+        """
+        if not is_fresh_name(name):
+            raise ValueError(f"'{name}' is not a fresh symbol: declare its range instead")
+        low, high = as_expr(lo), None if hi is None else as_expr(hi)
+        if name in low.free_symbols:
+            low = as_expr(0)
+        if high is not None and name in high.free_symbols:
+            high = None
+        low_value, high_value = low.const_value, None if high is None else high.const_value
+        limits = (low, high) if low_value is None or (
+            high is not None and high_value is None) else None
+        start = max(low_value or 0, 0)
+        numbers = (start, None if high_value is None else max(high_value, start))
+        if self._limits.get(name) == limits and self.range_of(name) == numbers:
+            return Sym(name)
+        self._limits.pop(name, None)
+        if limits is not None:
+            self._limits[name] = limits
+        self._ranges.pop(name, None)
+        if numbers != (0, None):
+            self._ranges[name] = numbers
+        self._proofs.clear()
+        return Sym(name)
+
+    @property
+    def has_limits(self) -> bool:
+        """Whether some symbol's range has an end that is not a constant."""
+        return bool(self._limits)
+
+    def limits(self, name: str) -> tuple[Expr, Expr | None] | None:
+        """The ends of ``name``'s range when one is not a constant, else ``None``."""
+        return self._limits.get(name)
 
     def check_bindings(self, bindings: Mapping[str, int]) -> None:
         """Checks concrete values against the symbols' ranges.

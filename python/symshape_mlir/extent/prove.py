@@ -21,6 +21,14 @@ The native procedure decides ``d = b - a >= 0`` on the polynomial normal form:
    linear forms, so on them an undecided answer is final.
 3. Because ``d`` is an integer, a scaled lower bound ``L`` of ``S * d`` proves
    ``d >= 0`` as soon as ``L > -S``.
+4. Before all that, when ``d`` mentions a fresh symbol whose range has an
+   end that is an expression (``min(1, batch) <= _d3 <= max(1, batch)``),
+   the latest such symbol that occurs linearly (power 1, a cofactor that
+   cannot be negative) is replaced by the end that bounds ``d`` from below —
+   its lower end where its coefficient is positive, its upper end where it
+   is negative — and the procedure is tried on the result first (before the
+   ends' ``min``/``max`` are split into cases, so ``max(1, batch) - _d3`` is
+   0). Linear forms over such symbols are therefore not final at step 2.
 
 The work is bounded by a step budget. When the native procedure leaves a
 nonlinear or non-polynomial question open, sympy is tried (imported lazily,
@@ -154,7 +162,15 @@ class _Intervals:
             return node.value, node.value
         if isinstance(node, Sym):
             low, high = self.ctx.range_of(node.name)
-            return low, (_INF if high is None else high)
+            plain: Interval = low, (_INF if high is None else high)
+            limits = self.ctx.limits(node.name)
+            if limits is None:
+                return plain
+            # Ends mention earlier symbols only; the plain range stops a cycle.
+            self.memo[node] = plain
+            least = self.of(limits[0])[0]
+            most = plain[1] if limits[1] is None else min(plain[1], self.of(limits[1])[1])
+            return max(plain[0], least), most
         if isinstance(node, InputAxis):
             return 0, _INF
         if isinstance(node, RuntimeScalar):
@@ -286,6 +302,11 @@ def _substitute(poly: Poly, atom: Expr, replacement: Poly) -> Poly:
     return out
 
 
+def _fresh_index(symbol: Sym) -> int:
+    """The number of a fresh symbol ``_dN`` (later symbols have larger ones)."""
+    return int(symbol.name[2:])
+
+
 def _is_compound(atom: Expr) -> bool:
     return not isinstance(atom, (Sym, InputAxis, RuntimeScalar))
 
@@ -307,6 +328,14 @@ class _Prover:
         self.budget -= 1
         if self.budget < 0:
             return False
+        limited = self._limited(poly)
+        if limited is not None:
+            # Replaced first, before its ends are split into cases: ``max(1, b) - _d3``
+            # with ``_d3 <= max(1, b)`` is 0.
+            low, high = limited[1]
+            if self.nonneg(self._replace(poly, limited[0], 1, _poly_of(low),
+                                         {} if high is None else _poly_of(high)), scale):
+                return True
         for mono in poly:
             for atom in mono:
                 if not _is_compound(atom):
@@ -319,6 +348,32 @@ class _Prover:
                         for eliminated, factor in self._eliminations(poly, atom)
                     )
         return self._lower_bound(poly) > -scale
+
+    def _limited(self, poly: Poly) -> tuple[Sym, tuple[Expr, Expr | None]] | None:
+        """The latest fresh symbol with expression ends that ``poly`` mentions
+        linearly (so it can be replaced by an end), with its ends."""
+        best: tuple[Sym, tuple[Expr, Expr | None]] | None = None
+        ctx = self.intervals.ctx
+        for mono in poly:
+            for atom in mono:
+                if not isinstance(atom, Sym) or (best is not None and atom is best[0]):
+                    continue
+                limits = ctx.limits(atom.name)
+                if limits is None or not self._linear_in(poly, atom, limits[1] is not None):
+                    continue
+                if best is None or _fresh_index(atom) > _fresh_index(best[0]):
+                    best = (atom, limits)
+        return best
+
+    def _linear_in(self, poly: Poly, atom: Sym, has_upper: bool) -> bool:
+        """Whether ``atom`` occurs in ``poly`` with power 1 and a cofactor that is
+        never negative, and with no negative coefficient unless it has an upper end."""
+        for mono, coef in poly.items():
+            cofactor, power = _without(mono, atom)
+            if power > 1 or (power and (not self._cofactor_nonneg(cofactor)
+                                        or (coef < 0 and not has_upper))):
+                return False
+        return True
 
     def _cofactor_nonneg(self, cofactor: Mono) -> bool:
         return all(self.intervals.of(a)[0] >= 0 for a in cofactor)
@@ -512,11 +567,19 @@ def _nodes(expr: Expr) -> Iterator[Expr]:
             stack.extend(node.children)
 
 
+def _mentions_limited(poly: Poly, ctx: ExtentContext) -> bool:
+    """Whether ``poly`` mentions a symbol whose range has an expression end."""
+    return any(isinstance(atom, Sym) and ctx.limits(atom.name) is not None
+               for mono in poly for atom in mono)
+
+
 def _native(op: str, a: Expr, b: Expr, ctx: ExtentContext) -> bool | None:
     diff = _linear(_poly_of(b), _poly_of(a), -1)  # b - a
     linear = _linear_range(diff, ctx)
     if linear is not None:
-        return _verdict(op, *linear)
+        verdict = _verdict(op, *linear)
+        if verdict is not None or not ctx.has_limits or not _mentions_limited(diff, ctx):
+            return verdict
     if op == "le":
         if _nonneg(diff, ctx):
             return True

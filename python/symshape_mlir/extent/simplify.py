@@ -77,7 +77,8 @@ def _construction_decided(node: Min | Max, ctx: ExtentContext | None) -> bool:
     """
     if not all(_is_leaf_linear(a) for a in node.args):
         return False
-    return ctx is None or all(ctx.range_of(name) == (0, None) for name in node.free_symbols)
+    return ctx is None or all(ctx.range_of(name) == (0, None) and ctx.limits(name) is None
+                              for name in node.free_symbols)
 
 
 def _rewrite(node: Expr, ctx: ExtentContext | None) -> Expr:
