@@ -11,6 +11,8 @@
 // RUN:   | FileCheck %s --check-prefix=INFER
 // RUN: not %python -m symshape_mlir.frontend %S/Inputs/frontend_programs.py:bad_reshape 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ERROR
+// RUN: not %python -m symshape_mlir.frontend %S/Inputs/frontend_programs.py:named_apart 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NAMED
 
 // What the Python frontend emits for the programs of Inputs/frontend_programs.py,
 // and the shapes inference derives from it (the same as the frontend's at trace
@@ -34,14 +36,18 @@
 // INFER:         linalg.generic {{.*}}symshape.shape = #symshape.shape<[batch, 8]>
 // INFER:         linalg.generic {{.*}}symshape.shape = #symshape.shape<[batch, 8]>
 
-// `batch` against `seq` is undecided: both operands are broadcast at run time
-// to the numpy result extent.
+// An unnamed axis meeting `batch` adopts the name (seed 004): the result is
+// [batch, 8], and only `y` is broadcast at run time (its rows must be 1 or
+// `batch`).
 // CHECK-LABEL: func.func @runtime_broadcast(
-// CHECK:         symshape.broadcast_in_dim %{{.*}} dims [0, 1] to [min(batch * seq, max(batch, seq)), 8]
-// CHECK:         symshape.broadcast_in_dim %{{.*}} dims [0, 1] to [min(batch * seq, max(batch, seq)), 8]
-// CHECK:         arith.mulf
+// CHECK-SAME:    %[[X:.*]]: tensor<?x8xf32> {symshape.axes = #symshape.shape<[batch, 8]>}
+// CHECK-SAME:    %[[Y:.*]]: tensor<?x8xf32>)
+// CHECK:         %[[B:.*]] = symshape.broadcast_in_dim %[[Y]] dims [0, 1] to [batch, 8]
+// CHECK-NOT:     symshape.broadcast_in_dim
+// CHECK:         linalg.generic {{.*}} ins(%[[X]], %[[B]] :
+// CHECK:           arith.mulf
 // INFER-LABEL: func.func @runtime_broadcast(
-// INFER:         linalg.generic {{.*}}symshape.shape = #symshape.shape<[min(batch * seq, max(batch, seq)), 8]>
+// INFER:         linalg.generic {{.*}}symshape.shape = #symshape.shape<[batch, 8]>
 
 // A merge of axes is a collapse_shape; a reshape that is no split or merge
 // keeps its symbolic target (-1 computed at trace time).
@@ -73,4 +79,8 @@
 
 // The contract at trace time: the error names the op, the Python line and
 // where the upper bound came from.
-// ERROR: error: reshape at frontend_programs.py:33 (return fe.dynamic_truncate(x, n, axis=0).reshape(-1)): input extent 0 is ub(batch), only an upper bound, and target extent 0 (-1) would be inferred from it; reshape needs an exact extent (the bound comes from dynamic_truncate at frontend_programs.py:33
+// ERROR: error: reshape at frontend_programs.py:37 (return fe.dynamic_truncate(x, n, axis=0).reshape(-1)): input extent 0 is ub(batch), only an upper bound, and target extent 0 (-1) would be inferred from it; reshape needs an exact extent (the bound comes from dynamic_truncate at frontend_programs.py:37
+
+// Two different named axes broadcast together are different axes unless
+// proven equal (seed 004), an error at trace time.
+// NAMED: error: multiply at frontend_programs.py:16 (return x * y): cannot broadcast dimension 0: batch (input 0 axis 0 'batch') vs seq (input 1 axis 0 'seq'): different axes unless proven equal

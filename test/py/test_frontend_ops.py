@@ -20,6 +20,7 @@ import pytest
 import symshape_mlir.frontend as fe
 from frontend_support import compile_functions
 from symshape_mlir import runtime
+from symshape_mlir.backend import RuntimeCallError
 from symshape_mlir.frontend import Tensor, TensorSpec, f32, i32, i64
 from symshape_mlir.frontend.roundtrip import check_round_trip
 from symshape_mlir.frontend.tracing import TracedFunction, trace
@@ -432,17 +433,18 @@ CASES = [
         ),
         scalars={"n": "n"},
     ),
+    # The unnamed axis of y adopts `batch` (seed 004): its rows are 1 or batch.
     Case(
         "broadcast_runtime",
         lambda x, y: x + y,
-        (Tensor["batch", 8, f32], Tensor["seq", 8, f32]),
+        (Tensor["batch", 8, f32], Tensor["?", 8, f32]),
         lambda x, y: x + y,
         (
-            {"batch": 3, "seq": 3},
-            {"batch": 1, "seq": 4},
-            {"batch": 4, "seq": 1},
-            {"batch": 1, "seq": 0},
-            {"batch": 0, "seq": 0},
+            {"batch": 3, "_d0": 3},
+            {"batch": 4, "_d0": 1},
+            {"batch": 1, "_d0": 1},
+            {"batch": 0, "_d0": 1},
+            {"batch": 0, "_d0": 0},
         ),
     ),
 ]
@@ -529,3 +531,13 @@ def test_matches_numpy(
             np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5, err_msg=f"{binding} #{index}")
             if shape.is_exact and not any(s.startswith("_d") for s in shape.free_symbols):
                 assert shape.evaluate(binding) == e.shape, (binding, index)
+
+
+def test_adopted_axis_is_checked(
+    traced: dict[str, TracedFunction], entries: dict[str, runtime.EntryPoint]
+) -> None:
+    """An unnamed axis that adopted `batch` must be 1 or batch at run time: 4 rows of y
+    against batch 1 (numpy would broadcast x) fail the call cleanly."""
+    x, y = np.ones((1, 8), np.float32), np.ones((4, 8), np.float32)
+    with pytest.raises(RuntimeCallError, match="broadcast_in_dim input axis 0 is neither 1 nor"):
+        entries["broadcast_runtime"](x, y)

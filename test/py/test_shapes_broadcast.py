@@ -107,21 +107,38 @@ def test_invariants(shapes: list[list[int]]) -> None:
     assert broadcast_shapes(*shapes) == result
 
 
-symbolic_item = st.sampled_from([0, 1, 2, 3, "a", "b"])
+symbolic_item = st.sampled_from([0, 1, 2, 3, "a", "b", "_d0"])
 symbolic_shapes = st.lists(st.lists(symbolic_item, max_size=3), min_size=1, max_size=3)
 
 
-@settings(max_examples=200, deadline=None)
+def _named_apart(shapes: list[list[int | str]]) -> bool:
+    """Whether two different named axes (not `_d0`) meet in one aligned column."""
+    rank = max(len(s) for s in shapes)
+    for dim in range(rank):
+        names = {s[dim - (rank - len(s))] for s in shapes if dim >= rank - len(s)}
+        if len({n for n in names if isinstance(n, str) and n != "_d0"}) > 1:
+            return True
+    return False
+
+
+@settings(max_examples=300, deadline=None)
 @given(symbolic_shapes)
 def test_symbolic_policy_never_assumes(shapes: list[list[int | str]]) -> None:
-    """For every binding, the symbolic result plus its checks behaves exactly like numpy."""
+    """For every binding, the symbolic result plus its checks behaves like numpy, except
+    where seed 004's name unification decides: two named axes in a column are an error,
+    and the unnamed `_d0` adopts a named axis (then it must be 1 or that axis)."""
     try:
         result = broadcast_shapes(*shapes)
         static_error = None
     except BroadcastError as err:
         result, static_error = None, err
-    for a_val, b_val in itertools.product(range(4), repeat=2):
-        bindings = {"a": a_val, "b": b_val}
+    if static_error is not None and static_error.reason is not None:
+        assert _named_apart(shapes)
+        return
+    assert not _named_apart(shapes)
+    adopting = any(c.kind == "adopt" for c in result.checks) if result is not None else False
+    for a_val, b_val, d_val in itertools.product(range(4), repeat=3):
+        bindings = {"a": a_val, "b": b_val, "_d0": d_val}
         concrete = [tuple(bindings[d] if isinstance(d, str) else d for d in s) for s in shapes]
         try:
             expected = np.broadcast_shapes(*concrete)
@@ -134,6 +151,13 @@ def test_symbolic_policy_never_assumes(shapes: list[list[int | str]]) -> None:
         if expected is None:
             with pytest.raises(BroadcastError):
                 result.resolve(bindings)
+        elif adopting:
+            # Where the adoption's check passes, numpy's answer; it fails only where
+            # the named axis is 1 and the unnamed one is not (numpy broadcasts the named).
+            try:
+                assert result.resolve(bindings).as_ints() == tuple(expected)
+            except BroadcastError:
+                assert 1 in bindings.values()
         else:
             assert result.resolve(bindings).as_ints() == tuple(expected)
 
@@ -142,15 +166,19 @@ POLICY = [
     ("symbol_with_one", ["batch", 512], [1, 512], {}, "[batch, 512]", 0),
     ("symbol_with_itself", ["batch"], ["batch"], {}, "[batch]", 0),
     ("symbol_with_constant", ["batch"], [4], {}, "[4]", 1),
-    ("two_symbols", ["batch"], ["seq"], {}, "[min(batch * seq, max(batch, seq))]", 1),
+    ("symbol_with_expression", ["batch"], [parse_expr("2 * seq")], {},
+     "[min(max(batch, 2 * seq), 2 * batch * seq)]", 1),
     (
-        "two_symbols_not_one",
+        "symbol_with_expression_not_one",
         ["batch"],
-        ["seq"],
-        {"batch": (2, None), "seq": (2, None)},
+        [parse_expr("2 * seq")],
+        {"batch": (2, None)},
         "[batch]",
         1,
     ),
+    ("unnamed_adopts_name", ["batch", 512], ["_d0", 512], {}, "[batch, 512]", 1),
+    ("unnamed_adopts_expression", [parse_expr("2 * seq")], ["_d0"], {}, "[2 * seq]", 1),
+    ("unnamed_with_unnamed", ["_d0"], ["_d1"], {}, "[min(_d0 * _d1, max(_d0, _d1))]", 1),
     (
         "provably_equal",
         [parse_expr("(h - 1) floordiv 2 + 1")],
@@ -162,7 +190,7 @@ POLICY = [
     ("shifted_symbol_may_be_one", ["n"], [parse_expr("n + 1")], {"n": (1, None)}, "[n + 1]", 1),
     ("upper_bound_with_one", [UpperBound(Sym("n"))], [1], {}, "[ub(n)]", 0),
     ("upper_bound_with_constant", [UpperBound(Sym("n"))], [5], {}, "[5]", 1),
-    ("unknown_with_symbol", [UNKNOWN], ["batch"], {}, "[?]", 1),
+    ("unknown_adopts_symbol", [UNKNOWN], ["batch"], {}, "[batch]", 1),
     ("unknown_with_one", [UNKNOWN], [1], {}, "[?]", 0),
 ]
 
@@ -202,17 +230,49 @@ def test_symbolic_static_errors(
     assert info.value.dim == dim
 
 
+@pytest.mark.parametrize(
+    ("lhs", "rhs", "dim"),
+    [(["batch", 512], ["time", 512], 0), ([4, "a", 1], ["b", 1], 1)],
+    ids=["seed_004", "aligned"],
+)
+def test_named_axes_conflict(lhs: list[object], rhs: list[object], dim: int) -> None:
+    """Two different named axes in one dimension are different axes unless proven
+    equal (seed 004): an error, whatever numpy would do when one is 1."""
+    with pytest.raises(BroadcastError, match="different axes unless proven equal") as info:
+        broadcast_shapes(lhs, rhs)  # type: ignore[arg-type]
+    assert info.value.dim == dim
+    assert info.value.reason == "different axes unless proven equal"
+
+
+def test_named_axes_proven_equal_broadcast() -> None:
+    """Names that the context proves equal (both exactly 3) do not conflict."""
+    ctx = ExtentContext({"a": (3, 3), "b": (3, 3)})
+    assert str(broadcast_shapes(["a"], ["b"], ctx=ctx)) == "[a]"
+
+
 def test_check_contents() -> None:
     """A check lists the operand axes, their extents and the condition."""
-    shape = broadcast_shapes([8, "batch", 1], ["seq", 1], [1, 1])
+    shape = broadcast_shapes([8, "batch", 1], [parse_expr("2 * seq"), 1], [1, 1])
     (check,) = shape.checks
     assert check.kind == "broadcast"
     assert check.dim == 1
     assert check.operands == ((0, 1), (1, 0))
-    assert check.condition == "batch, seq: each 1 or equal to the others"
+    assert check.condition == "batch, 2 * seq: each 1 or equal to the others"
     assert check.holds([4, 1]) and check.holds([4, 4]) and not check.holds([4, 5])
     with pytest.raises(BroadcastError, match="dimension 1: 4 \\(input 0\\) vs 5 \\(input 1\\)"):
         check.verify([4, 5])
+
+
+def test_adopt_check_contents() -> None:
+    """An unnamed axis adopting a name lists the named extent first: the others must
+    each be 1 or it (the named one may not be the 1)."""
+    shape = broadcast_shapes(["_d0", 4], ["batch", 4])
+    (check,) = shape.checks
+    assert (check.kind, check.operands) == ("adopt", ((1, 0), (0, 0)))
+    assert check.condition == "batch, _d0: each 1 or batch"
+    assert check.holds([5, 1]) and check.holds([5, 5]) and not check.holds([1, 5])
+    with pytest.raises(BroadcastError, match="dimension 0: 1 \\(input 1\\) vs 5 \\(input 0\\)"):
+        check.verify([1, 5])
 
 
 def test_equality_check_verification() -> None:
@@ -225,12 +285,12 @@ def test_equality_check_verification() -> None:
 
 def test_resolve_verifies_and_keeps_checks() -> None:
     """Resolving verifies fully bound checks and keeps the others."""
-    shape = broadcast_shapes(["a", "b"], ["c", 1])
+    shape = broadcast_shapes(["a", "b"], [parse_expr("2 * c"), 1])
     partial = shape.resolve({"a": 2})
     assert len(partial.checks) == 1
     settled = partial.resolve({"c": 1})
     assert str(settled) == "[2, b]"
     assert settled.checks == ()
-    assert str(shape.resolve({"a": 1, "c": 5})) == "[5, b]"
+    assert str(shape.resolve({"a": 1, "c": 5})) == "[10, b]"
     with pytest.raises(BroadcastError):
         shape.resolve({"a": 2, "c": 3})

@@ -95,7 +95,9 @@ MATMUL = [
     ("batch_broadcast", [5, 1, 2, 3], [7, 3, 4], "[5, 7, 2, 4]", 0),
     ("symbolic", ["b", "m", "k"], ["b", "k", "n"], "[b, m, n]", 0),
     ("undecided_contraction", ["m", "k"], ["j", "n"], "[m, n]", 1),
-    ("undecided_batch", ["p", "m", "k"], ["q", "k", "n"], "[min(p * q, max(p, q)), m, n]", 1),
+    ("undecided_batch", ["p", "m", "k"], [parse_expr("2 * q"), "k", "n"],
+     "[min(max(p, 2 * q), 2 * p * q), m, n]", 1),
+    ("adopted_batch", ["p", "m", "k"], ["_d0", "k", "n"], "[p, m, n]", 1),
 ]
 
 

@@ -11,17 +11,23 @@ extent provers under the context's ranges:
   ``n`` when ``n >= 1``): :class:`BroadcastError` naming the dimension, the
   two extents and their inputs — the first such pair in dimension order,
   then input order;
-* undecided (``batch`` with ``seq``, ``batch`` with ``4``, any pair involving
-  an upper bound or unknown extent unless one side is exactly 1): the result
-  is still computed, and the returned shape records a
+* two different named axes (``batch`` with ``time``) that are not provably
+  equal: :class:`BroadcastError` too (seed 004's name unification: different
+  axes unless proven equal, as for a matmul's contraction);
+* undecided (``batch`` with ``4``, ``batch`` with ``2 * seq``, any pair
+  involving an upper bound or unknown extent unless one side is exactly 1):
+  the result is still computed, and the returned shape records a
   :class:`~symshape_mlir.shapes.checks.ShapeCheck` for that dimension listing
   the operand axes and the condition they must meet at run time. Nothing is
   assumed silently.
 
-The result extent of each column follows
+An unnamed axis (unknown, or exactly a fresh symbol ``_dN``) *adopts* the
+one named extent of its column: ``[batch] + [?]`` is ``[batch]``, the
+unnamed axis being checked at run time to be 1 or ``batch``. Otherwise the
+result extent of each column follows
 :func:`symshape_mlir.extent.guarantee.broadcast` (exact when it can be, e.g.
-``min(max(batch, seq), batch * seq)`` for two unrelated symbols, which is the
-numpy result for every compatible pair).
+``min(max(batch, 4), 4 * batch)``, which is the numpy result for every
+compatible pair).
 """
 
 from __future__ import annotations
@@ -31,9 +37,9 @@ from symshape_mlir.extent.context import ExtentContext
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.shapes.checks import ShapeCheck
-from symshape_mlir.shapes.compare import Verdict, broadcastable
+from symshape_mlir.shapes.compare import Verdict, broadcastable, equality
 from symshape_mlir.shapes.errors import BroadcastError
-from symshape_mlir.shapes.shape import Shape, ShapeLike, as_shape
+from symshape_mlir.shapes.shape import Shape, ShapeLike, as_shape, axis_name, is_placeholder
 
 __all__ = ["broadcast_shapes"]
 
@@ -54,6 +60,36 @@ def _compatibility(x: ShapeExtent, y: ShapeExtent, ctx: ExtentContext | None) ->
     if forward is backward is Verdict.REFUTED:
         return False
     return None
+
+
+def _named_apart(x: ShapeExtent, y: ShapeExtent, ctx: ExtentContext | None) -> bool:
+    """Whether ``x`` and ``y`` are two different named axes, not provably equal
+    (nor provably 1, which broadcasts to anything)."""
+    if axis_name(x) is None or axis_name(y) is None:
+        return False
+    return equality(x, y, ctx) is Verdict.NAMED_APART and not _is_one(x, ctx) \
+        and not _is_one(y, ctx)
+
+
+def _adopted(column: list[tuple[int, int, ShapeExtent]],
+             ctx: ExtentContext | None) -> ShapeExtent | None:
+    """The named extent the unnamed axes of a column adopt, if the column has
+    unnamed axes and one named extent (up to proven equality) besides ones."""
+    named: ShapeExtent | None = None
+    unnamed = False
+    for _, _, extent in column:
+        if is_placeholder(extent):
+            unnamed = True
+            continue
+        if not isinstance(extent, Exact):
+            return None
+        if _is_one(extent, ctx):
+            continue
+        if named is None:
+            named = extent
+        elif named != extent and equality(named, extent, ctx) is not Verdict.PROVEN:
+            return None
+    return named if unnamed else None
 
 
 def broadcast_shapes(*shapes: ShapeLike, ctx: ExtentContext | None = None) -> Shape:
@@ -93,16 +129,24 @@ def broadcast_shapes(*shapes: ShapeLike, ctx: ExtentContext | None = None) -> Sh
                 verdict = _compatibility(x, y, ctx)
                 if verdict is False:
                     raise BroadcastError(dim, (x, y), (i, j))
+                if verdict is None and _named_apart(x, y, ctx):
+                    raise BroadcastError(dim, (x, y), (i, j),
+                                         "different axes unless proven equal")
                 undecided = undecided or verdict is None
-        result: ShapeExtent = _ONE
-        for _, _, extent in column:
-            result = guarantee.broadcast(result, extent, ctx)
+        adopted = _adopted(column, ctx)
+        result = _ONE if adopted is None else adopted
+        if adopted is None:
+            for _, _, extent in column:
+                result = guarantee.broadcast(result, extent, ctx)
         dims.append(result)
         if undecided:
             involved = [(i, axis, e) for i, axis, e in column if not _is_one(e, ctx)]
+            if adopted is not None:
+                # The named extent first, then the unnamed ones that adopt it.
+                involved.sort(key=lambda entry: is_placeholder(entry[2]))
             checks.append(
                 ShapeCheck(
-                    "broadcast",
+                    "broadcast" if adopted is None else "adopt",
                     tuple((i, axis) for i, axis, _ in involved),
                     tuple(e for _, _, e in involved),
                     dim,

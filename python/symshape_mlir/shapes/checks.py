@@ -25,8 +25,9 @@ class ShapeCheck:
     """A condition on operand extents that must hold at run time.
 
     Attributes:
-        kind: ``"broadcast"`` (the extents are equal or 1) or ``"equal"``
-            (the extents are equal).
+        kind: ``"broadcast"`` (the extents are equal or 1), ``"equal"``
+            (the extents are equal) or ``"adopt"`` (unnamed extents adopt
+            the named first one: each other extent is 1 or equal to it).
         operands: ``(input index, axis)`` of each extent involved, the axis
             counted in that input's own shape.
         extents: what is known statically of each of those extents.
@@ -34,7 +35,7 @@ class ShapeCheck:
             broadcast), or ``None`` for a contracted axis.
     """
 
-    kind: Literal["broadcast", "equal"]
+    kind: Literal["broadcast", "equal", "adopt"]
     operands: tuple[tuple[int, int], ...]
     extents: tuple[ShapeExtent, ...]
     dim: int | None
@@ -45,12 +46,16 @@ class ShapeCheck:
         listed = ", ".join(str(e) for e in self.extents)
         if self.kind == "equal":
             return " == ".join(str(e) for e in self.extents)
+        if self.kind == "adopt":
+            return f"{listed}: each 1 or {self.extents[0]}"
         return f"{listed}: each 1 or equal to the others"
 
     def holds(self, values: Sequence[int]) -> bool:
         """Whether concrete extents (one per operand) satisfy the condition."""
         if self.kind == "equal":
             return len(set(values)) <= 1
+        if self.kind == "adopt":
+            return all(v in (1, values[0]) for v in values[1:])
         return len({v for v in values if v != 1}) <= 1
 
     def verify(self, values: Sequence[int]) -> None:
@@ -65,8 +70,8 @@ class ShapeCheck:
             raise ValueError(f"expected {len(self.operands)} values, got {len(values)}")
         if self.holds(values):
             return
-        if self.kind == "broadcast":
-            first = next(i for i, v in enumerate(values) if v != 1)
+        if self.kind != "equal":
+            first = 0 if self.kind == "adopt" else next(i for i, v in enumerate(values) if v != 1)
             second = next(i for i, v in enumerate(values) if v not in (1, values[first]))
             raise BroadcastError(
                 self.dim if self.dim is not None else 0,

@@ -21,18 +21,22 @@ class BroadcastError(ShapeError):
         dim: 0-based index of the failing dimension in the right-aligned result.
         extents: the two conflicting extents.
         inputs: indices of the two shapes they come from.
+        reason: why they conflict, when not provably incompatible sizes
+            (``"different axes unless proven equal"`` for two named axes).
     """
 
     def __init__(
-        self, dim: int, extents: tuple[ShapeExtent, ShapeExtent], inputs: tuple[int, int]
+        self, dim: int, extents: tuple[ShapeExtent, ShapeExtent], inputs: tuple[int, int],
+        reason: str | None = None,
     ) -> None:
         super().__init__(
             f"cannot broadcast dimension {dim}: {extents[0]} (input {inputs[0]}) "
-            f"vs {extents[1]} (input {inputs[1]})"
+            f"vs {extents[1]} (input {inputs[1]})" + (f": {reason}" if reason else "")
         )
         self.dim = dim
         self.extents = extents
         self.inputs = inputs
+        self.reason = reason
 
 
 class AxisBindingError(ShapeError):

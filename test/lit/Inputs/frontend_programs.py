@@ -8,7 +8,11 @@ def bias_relu(x: Tensor["batch", 8, f32], b: Tensor[8, f32]):  # noqa: F821
     return fe.relu(x + b)
 
 
-def runtime_broadcast(x: Tensor["batch", 8, f32], y: Tensor["seq", 8, f32]):  # noqa: F821
+def runtime_broadcast(x: Tensor["batch", 8, f32], y: Tensor["?", 8, f32]):  # noqa: F821
+    return x * y
+
+
+def named_apart(x: Tensor["batch", 8, f32], y: Tensor["seq", 8, f32]):  # noqa: F821
     return x * y
 
 

@@ -77,9 +77,11 @@ def located_broadcast_error(
         name = axis_name(extent)
         named = f" '{name}'" if name else ""
         parts.append(f"{extent} (input {index} axis {axis}{named})")
-    located = BroadcastError(err.dim, err.extents, err.inputs)
+    located = BroadcastError(err.dim, err.extents, err.inputs, err.reason)
+    reason = f": {err.reason}" if err.reason else ""
     located.args = (
-        f"{op} at {where}: cannot broadcast dimension {err.dim}: {parts[0]} vs {parts[1]}",
+        f"{op} at {where}: cannot broadcast dimension {err.dim}: {parts[0]} vs {parts[1]}"
+        f"{reason}",
     )
     return located
 
