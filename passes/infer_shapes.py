@@ -39,13 +39,16 @@ class InferShapes(ModulePass):
               {symshape.shape = #symshape.shape<[ub(batch), 4]>} : ...
 
     The facts stay with the pipeline for the passes that follow; the
-    annotations are output only (never read back as facts).
+    annotations are output (never read back as trusted facts).
 
     Options:
         policy: what happens to existing ``symshape.shape`` annotations
             (``skip`` keeps them as written, ``override`` replaces them,
-            ``refine`` replaces them and rejects contradictions, ``strict``
-            rejects any that inference does not establish).
+            ``refine`` keeps an exact one more specific than inference's —
+            ``batch`` where a fresh ``_d0`` was inferred — as an equation
+            checked at run time, replaces the others and rejects
+            contradictions, ``strict`` rejects any that inference does not
+            establish).
         truncate-stage: what a ``dynamic_truncate`` without ``stage`` reports.
     """
 

@@ -311,10 +311,41 @@ static LogicalResult verifyBucket(Operation *op, Attribute value) {
   return success();
 }
 
+/// Verifies `symshape.ranges` on a function: per fresh symbol (`_dN`), its
+/// value range as `#symshape.shape<[lo, hi]>` (`lo` exact, `hi` exact or `?`).
+static LogicalResult verifyRanges(Operation *op, Attribute value) {
+  StringRef name = SymshapeDialect::kRangesAttrName;
+  if (!llvm::isa<FunctionOpInterface>(op))
+    return op->emitError() << "'" << name << "' is only valid on a function";
+  auto ranges = llvm::dyn_cast<DictionaryAttr>(value);
+  if (!ranges)
+    return op->emitError() << "'" << name
+                           << "' must be a dictionary from fresh symbols to "
+                              "#symshape.shape<[lo, hi]>";
+  for (NamedAttribute entry : ranges) {
+    StringRef symbol = entry.getName().getValue();
+    if (symbol.size() < 3 || !symbol.starts_with("_d") ||
+        !llvm::all_of(symbol.drop_front(2),
+                      [](char c) { return c >= '0' && c <= '9'; }))
+      return op->emitError() << "'" << name << "' names '" << symbol
+                             << "', which is not a fresh symbol (_dN)";
+    auto range = llvm::dyn_cast<ShapeAttr>(entry.getValue());
+    if (!range || range.getRank() != 2 || !range.getExtents()[0].isExact() ||
+        range.getExtents()[1].getGuarantee() == Guarantee::UpperBound)
+      return op->emitError()
+             << "'" << name << "' gives '" << symbol
+             << "' a range that is not #symshape.shape<[lo, hi]> with an exact "
+                "lo and an exact or unknown hi";
+  }
+  return success();
+}
+
 LogicalResult SymshapeDialect::verifyOperationAttribute(Operation *op,
                                                         NamedAttribute attr) {
   if (attr.getName() == kBucketAttrName)
     return verifyBucket(op, attr.getValue());
+  if (attr.getName() == kRangesAttrName)
+    return verifyRanges(op, attr.getValue());
   if (attr.getName() == kValueAttrName) {
     if (op->getNumResults() != 1 ||
         !llvm::isa<ExtentAttr, ShapeAttr>(attr.getValue()))

@@ -138,3 +138,31 @@ func.func @window_reverse(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// An expand_shape of the truncation whose output size is its bound: the
+// sizes are exact (the bound is exactly n), and their product must be the
+// truncated count, which holds only when nothing was cut.
+func.func @expand_to_bound(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?x1xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %cap = symshape.bound %t, 0 : tensor<?xf32>
+  %rows = symshape.to_index %cap
+  %e = tensor.expand_shape %t [[0, 1]] output_shape [%rows, 1] : tensor<?xf32> into tensor<?x1xf32>
+  return %e : tensor<?x1xf32>
+}
+
+// A row count chosen by a select: 1 when k > 0, else all n rows. It is a
+// size known at run time between 1 and n (exact, with that range): the
+// slice of that many rows is checked to lie within %x (n = 0 with k > 0
+// fails), and the reshape after it needs no check.
+func.func @chosen_rows(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[n, 4]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i64
+  %kv = tensor.extract %k[] : tensor<i64>
+  %some = arith.cmpi sgt, %kv, %zero : i64
+  %all = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %rows = arith.select %some, %c1, %all : index
+  %s = tensor.extract_slice %x[0, 0] [%rows, 4] [1, 1] : tensor<?x4xf32> to tensor<?x4xf32>
+  %r = symshape.reshape %s to [dim(0, 0) * 4] : (tensor<?x4xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -6,30 +6,50 @@
 // RUN: not symshape-opt --split-input-file --symshape-infer-shapes='policy=strict' %s 2>&1 >/dev/null | FileCheck %s --check-prefix=STRICT-ERROR
 
 // Each case holds an op whose existing symshape.shape annotation differs
-// from what inference finds. Annotations are output, never input: later ops
-// always see what inference derives. The policies only decide the text:
-// skip leaves an existing annotation as written, override and refine
-// replace it, refine rejects contradictions, strict rejects any annotation
-// inference does not establish. Under strict, a case that fails prints
-// nothing (its errors are checked on stderr).
+// from what inference finds. Annotations are output, never trusted input.
+// The policies decide the text: skip leaves an existing annotation as
+// written, override replaces it, refine keeps one more specific than
+// inference (seed 001: a constant over a named axis over a fresh symbol) as
+// a claim checked at run time, so later ops see it, and replaces the others
+// (rejecting contradictions); strict rejects any annotation inference does
+// not establish. Under strict, a case that fails prints nothing (its errors
+// are checked on stderr).
 
-// The annotation claims more than inference (`batch` against a fresh
-// symbol for a size read from data): skip leaves the text, the others
-// replace it, strict rejects it; math.exp sees the inferred `_d0` under
-// every policy.
+// The annotation is more specific than inference (`batch` against a fresh
+// symbol for a size read from data): skip leaves the text, override replaces
+// it, strict rejects it. Refine keeps it, and math.exp sees `batch`: no
+// argument declares `batch`, so it is only a name for that size.
 // CHECK-LABEL: func.func @more_specific
 func.func @more_specific(%t: tensor<i64>) -> tensor<?x4xf32> {
   %raw = tensor.extract %t[] : tensor<i64>
   %n = arith.index_cast %raw : i64 to index
   // SKIP: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
   // OVERRIDE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0, 4]>}
-  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0, 4]>}
+  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
   // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0' (policy=strict)
   %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : tensor<?x4xf32>
   // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
   // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
-  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
+  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, 4]>}
   %f = math.exp %e : tensor<?x4xf32>
+  return %f : tensor<?x4xf32>
+}
+
+// -----
+
+// A more specific annotation over an axis an argument declares: refine keeps
+// it as an equation checked right after the op (resolve_checks.mlir), and
+// the axis adopts `batch`, as the addition with %x shows (no check there).
+// CHECK-LABEL: func.func @more_specific_declared
+func.func @more_specific_declared(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
+                                  %t: tensor<i64>) -> tensor<?x4xf32> {
+  %raw = tensor.extract %t[] : tensor<i64>
+  %n = arith.index_cast %raw : i64 to index
+  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
+  // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0' (policy=strict)
+  %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : tensor<?x4xf32>
+  // REFINE: arith.addf {{.*}}{symshape.shape = #symshape.shape<[batch, 4]>}
+  %f = arith.addf %e, %x : tensor<?x4xf32>
   return %f : tensor<?x4xf32>
 }
 

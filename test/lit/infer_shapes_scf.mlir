@@ -17,9 +17,11 @@ func.func @if_equal(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch,
 
 // -----
 
-// Different extents join to an upper bound via max; an extent local to one
-// branch (a size read from data there) is unknown outside it.
+// Different exact extents give a size chosen at run time: a fresh exact
+// symbol ranging between them. An extent local to one branch (a size read
+// from data there) means nothing outside it: a fresh symbol without a range.
 // CHECK-LABEL: func.func @if_differ
+// CHECK-SAME: attributes {symshape.ranges = {[[R:_d[0-9]+]] = #symshape.shape<[min(batch, seq), max(batch, seq)]>}}
 func.func @if_differ(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>},
                      %y: tensor<?xf32> {symshape.axes = #symshape.shape<[seq]>},
                      %c: i1, %t: tensor<i64>) -> (tensor<?xf32>, tensor<?xf32>) {
@@ -32,7 +34,7 @@ func.func @if_differ(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>
   } else {
     scf.yield %y, %y : tensor<?xf32>, tensor<?xf32>
   }
-  // CHECK: } {symshape.shape = [#symshape.shape<[ub(max(batch, seq))]>, #symshape.shape<[?]>]}
+  // CHECK: } {symshape.shape = [#symshape.shape<[[[R]]]>, #symshape.shape<[{{_d[0-9]+}}]>]}
   return %r#0, %r#1 : tensor<?xf32>, tensor<?xf32>
 }
 
@@ -60,6 +62,7 @@ func.func @if_decided(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]
 // scf.for: a loop-invariant carried extent stays exact; the induction
 // variable is a fresh symbol with the loop's range.
 // CHECK-LABEL: func.func @for_invariant
+// CHECK-SAME: attributes {symshape.ranges = {_d0 = #symshape.shape<[0, 7]>}}
 func.func @for_invariant(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>})
     -> tensor<?x4xf32> {
   %c0 = arith.constant 0 : index
@@ -78,8 +81,9 @@ func.func @for_invariant(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[b
 
 // -----
 
-// A carried extent that grows every iteration is unknown after the loop;
-// inside the body it is a fresh exact symbol (its size in this iteration).
+// A carried extent that grows every iteration is a size known only at run
+// time after the loop (a fresh exact symbol, no range); inside the body it
+// is a fresh exact symbol too (its size in this iteration).
 // CHECK-LABEL: func.func @for_growing
 func.func @for_growing(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>}, %n: index)
     -> tensor<?xf32> {
@@ -90,15 +94,16 @@ func.func @for_growing(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch
     %more = tensor.concat dim(0) %acc, %x : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
     scf.yield %more : tensor<?xf32>
   }
-  // CHECK: } {symshape.shape = #symshape.shape<[?]>}
+  // CHECK: } {symshape.shape = #symshape.shape<[{{_d[0-9]+}}]>}
   return %r : tensor<?xf32>
 }
 
 // -----
 
 // A carried extent that never grows (yielded <= carried) is bounded by the
-// init's extent.
+// init's extent: exact sizes give a fresh symbol ranging over [0, init].
 // CHECK-LABEL: func.func @for_shrinking
+// CHECK-SAME: attributes {symshape.ranges = {[[R:_d[0-9]+]] = #symshape.shape<[0, batch]>}}
 func.func @for_shrinking(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>}, %n: index)
     -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
@@ -111,15 +116,17 @@ func.func @for_shrinking(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[bat
     %s = tensor.extract_slice %acc[0] [%m] [1] : tensor<?xf32> to tensor<?xf32>
     scf.yield %s : tensor<?xf32>
   }
-  // CHECK: } {symshape.shape = #symshape.shape<[ub(batch)]>}
+  // CHECK: } {symshape.shape = #symshape.shape<[[[R]]]>}
   return %r : tensor<?xf32>
 }
 
 // -----
 
 // A carried value replaced by a loop-invariant one is the init (zero trips)
-// or that value: their join. A counter is unknown after the loop.
+// or that value: a size chosen at run time between them. A counter is
+// unknown after the loop.
 // CHECK-LABEL: func.func @for_replaced
+// CHECK-SAME: attributes {symshape.ranges = {[[R:_d[0-9]+]] = #symshape.shape<[min(batch, seq), max(batch, seq)]>}}
 func.func @for_replaced(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>},
                         %y: tensor<?xf32> {symshape.axes = #symshape.shape<[seq]>},
                         %n: index) -> (tensor<?xf32>, index) {
@@ -130,7 +137,7 @@ func.func @for_replaced(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batc
     %k1 = arith.addi %k, %c1 : index
     scf.yield %y, %k1 : tensor<?xf32>, index
   }
-  // CHECK: } {symshape.shape = [#symshape.shape<[ub(max(batch, seq))]>, #symshape.shape<[]>]}
+  // CHECK: } {symshape.shape = [#symshape.shape<[[[R]]]>, #symshape.shape<[]>]}
   return %r#0, %r#1 : tensor<?xf32>, index
 }
 
@@ -148,6 +155,6 @@ func.func @for_partial(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[bat
     %more = tensor.concat dim(0) %acc, %row : (tensor<?x?xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
     scf.yield %more : tensor<?x?xf32>
   }
-  // CHECK: } {symshape.shape = #symshape.shape<[?, seq]>}
+  // CHECK: } {symshape.shape = #symshape.shape<[{{_d[0-9]+}}, seq]>}
   return %r : tensor<?x?xf32>
 }

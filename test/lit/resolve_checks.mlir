@@ -117,3 +117,25 @@ func.func @reshape_static_result(%x: tensor<?xf32> {symshape.axes = #symshape.sh
   %r = tensor.reshape %x(%s) : (tensor<?xf32>, tensor<1xi64>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// An annotation more specific than inference, kept by policy=refine: the
+// result's axis is checked against `batch` right after the op, and the
+// addition with %x, whose axis the result then adopts, needs no check.
+// CHECK-LABEL: func.func @refined_annotation
+// CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x4xf32>
+// CHECK:         %[[ROWS:.*]] = tensor.dim %[[E]], %{{.*}} : tensor<?x4xf32>
+// CHECK:         %[[BATCH:.*]] = tensor.dim %[[X:.*]], %{{.*}} : tensor<?x4xf32>
+// CHECK:         %[[SAME:.*]] = arith.cmpi eq, %[[ROWS]], %[[BATCH]] : index
+// CHECK:         cf.assert %[[SAME]], "symshape: check failed: result #0 dimension 0 and its annotation are equal (tensor.empty at {{.*}})"
+// CHECK-NOT:     cf.assert
+// CHECK:         arith.addf
+func.func @refined_annotation(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
+                              %t: tensor<i64>) -> tensor<?x4xf32> {
+  %raw = tensor.extract %t[] : tensor<i64>
+  %n = arith.index_cast %raw : i64 to index
+  %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : tensor<?x4xf32>
+  %f = arith.addf %e, %x : tensor<?x4xf32>
+  return %f : tensor<?x4xf32>
+}

@@ -64,17 +64,17 @@ func.func @mlp(%x: tensor<?x64xf32> {symshape.axes = #symshape.shape<[batch, 64]
 // -----
 
 // An upper bound is never made static: the truncated axis stays dynamic,
-// and so do its tensor.dim and symshape.bound, whatever the binding. The
-// input is exact and becomes static.
+// and so does its tensor.dim, whatever the binding. The value of
+// symshape.bound is exactly `batch`: the constant 32. The input is exact and
+// becomes static.
 // CHECK-LABEL: func.func @upper_bound
 // CHECK-SAME:    (%[[X:.*]]: tensor<32x4xf32> {{.*}}, %[[N:.*]]: tensor<i64>)
 // CHECK-SAME:    -> (tensor<?x4xf32>, index, index)
 // CHECK:         %[[T:.*]] = symshape.dynamic_truncate %[[X]], %[[N]] axis 0 : (tensor<32x4xf32>, tensor<i64>) -> tensor<?x4xf32>
 // CHECK:         %[[C0:.*]] = arith.constant 0 : index
 // CHECK:         %[[KEPT:.*]] = tensor.dim %[[T]], %[[C0]] : tensor<?x4xf32>
-// CHECK:         %[[CAP:.*]] = symshape.bound %[[T]], 0 : tensor<?x4xf32>
-// CHECK:         %[[CAPI:.*]] = symshape.to_index %[[CAP]]
-// CHECK:         return %[[T]], %[[KEPT]], %[[CAPI]] : tensor<?x4xf32>, index, index
+// CHECK:         %[[CAP:.*]] = arith.constant 32 : index
+// CHECK:         return %[[T]], %[[KEPT]], %[[CAP]] : tensor<?x4xf32>, index, index
 
 // IREE sees a dynamic slice of `min(max(n, 0), 32)` rows of a static input;
 // the bound, now the constant 32, is only a hint.

@@ -33,10 +33,11 @@ func.func @reshape_after_exact_truncate(%x: tensor<?x4xf32> {symshape.axes = #sy
 
 // -----
 
-// An upper bound may size an allocation that nothing reads past.
+// The value of a bound is exactly the bound expression: an allocation it
+// sizes has exact extents, while the truncated tensor's stay a bound.
 // CHECK-LABEL: func.func @bound_sizes_allocation
-// CHECK: symshape.bound {{.*}}symshape.value = #symshape.extent<ub(batch)>
-// CHECK: tensor.empty{{.*}}symshape.shape = #symshape.shape<[ub(batch), 4]>
+// CHECK: symshape.bound {{.*}}symshape.value = #symshape.extent<batch>
+// CHECK: tensor.empty{{.*}}symshape.shape = #symshape.shape<[batch, 4]>
 // DEFER-LABEL: func.func @bound_sizes_allocation
 // DEFER-NOT: cf.assert
 func.func @bound_sizes_allocation(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
@@ -48,6 +49,50 @@ func.func @bound_sizes_allocation(%x: tensor<?x4xf32> {symshape.axes = #symshape
   %e = tensor.empty(%rows) : tensor<?x4xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
   return %f : tensor<?x4xf32>
+}
+
+// -----
+
+// A buffer sized by the bound, with the truncated rows inserted at the top:
+// `dim(%t, 0) <= batch` is what `ub(batch)` says, and the buffer has exactly
+// `batch` rows, so the insertion is proven in bounds (no remark, no check).
+// CHECK-LABEL: func.func @insert_truncated_rows
+// CHECK: tensor.insert_slice {{.*}}symshape.shape = #symshape.shape<[batch, 4]>
+// DEFER-LABEL: func.func @insert_truncated_rows
+// DEFER-NOT: cf.assert
+func.func @insert_truncated_rows(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
+                                 %n: tensor<i64>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
+  %rows = symshape.to_index %cap
+  %e = tensor.empty(%rows) : tensor<?x4xf32>
+  %buf = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %k = tensor.dim %t, %c0 : tensor<?x4xf32>
+  %r = tensor.insert_slice %t into %buf[0, 0] [%k, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// A bound whose expression the arguments do not give (a size read from data
+// inside the function) is the axis size itself: a fresh exact symbol ranging
+// over [0, bound].
+// CHECK-LABEL: func.func @bound_over_data
+// CHECK-SAME: attributes {symshape.ranges = {[[B:_d[0-9]+]] = #symshape.shape<[0, [[S:_d[0-9]+]]]>}}
+// CHECK: symshape.bound {{.*}}symshape.value = #symshape.extent<[[B]]>
+// CHECK: tensor.empty{{.*}}symshape.shape = #symshape.shape<[[[B]]]>
+// DEFER-LABEL: func.func @bound_over_data
+// DEFER-NOT: cf.assert
+func.func @bound_over_data(%s: tensor<index>, %n: tensor<i64>) -> tensor<?xf32> {
+  %size = tensor.extract %s[] : tensor<index>
+  %x = tensor.empty(%size) : tensor<?xf32>
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %cap = symshape.bound %t, 0 : tensor<?xf32>
+  %rows = symshape.to_index %cap
+  %e = tensor.empty(%rows) : tensor<?xf32>
+  return %e : tensor<?xf32>
 }
 
 // -----

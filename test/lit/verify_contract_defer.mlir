@@ -72,10 +72,64 @@ func.func @deferred_generic_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.
 func.func @deferred_tensor_reshape(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
                                    %n: tensor<i64>) -> tensor<?x4xf32> {
   %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
-  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
-  %rows = symshape.to_index %cap
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %t, %c0 : tensor<?x4xf32>
   %c4 = arith.constant 4 : index
   %s = tensor.from_elements %rows, %c4 : tensor<2xindex>
   %r = tensor.reshape %t(%s) : (tensor<?x4xf32>, tensor<2xindex>) -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// An expand_shape whose output size is the bound of its truncated source:
+// the output sizes are exact, and the equation between them and the source
+// axis is an ordinary run-time check.
+// DEFER-LABEL: func.func @deferred_expand_to_bound
+// DEFER: %[[T:.*]] = symshape.dynamic_truncate
+// DEFER: %[[CAP:.*]] = symshape.to_index
+// DEFER: %[[ROWS:.*]] = tensor.dim %[[T]]
+// DEFER: %[[OK:.*]] = arith.cmpi eq, %[[ROWS]], %{{.*}}
+// DEFER: cf.assert %[[OK]], "symshape: check failed: source axis 0 and the product of result axes [0, 1] are equal (tensor.expand_shape
+// DEFER-NEXT: tensor.expand_shape %[[T]] {{\[\[}}0, 1]] output_shape [%[[CAP]], 1]
+func.func @deferred_expand_to_bound(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                                    %k: tensor<i64>) -> tensor<?x1xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %cap = symshape.bound %t, 0 : tensor<?xf32>
+  %rows = symshape.to_index %cap
+  %e = tensor.expand_shape %t [[0, 1]] output_shape [%rows, 1] : tensor<?xf32> into tensor<?x1xf32>
+  return %e : tensor<?x1xf32>
+}
+
+// -----
+
+// An output size of expand_shape known only as a bound: its group's
+// equation is the check.
+// DEFER-LABEL: func.func @deferred_expand_size
+// DEFER: cf.assert %{{.*}}, "symshape: check failed: expand_shape output size 0 (tensor.expand_shape
+// DEFER-NEXT: tensor.expand_shape
+func.func @deferred_expand_size(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                                %k: tensor<i64>) -> tensor<?x1xf32> {
+  %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %t, %c0 : tensor<?xf32>
+  %e = tensor.expand_shape %t [[0, 1]] output_shape [%rows, 1] : tensor<?xf32> into tensor<?x1xf32>
+  return %e : tensor<?x1xf32>
+}
+
+// -----
+
+// The added axis of a linalg.broadcast sized by the truncated size: deferred,
+// it needs no check (the op iterates over the init's own size).
+// DEFER-LABEL: func.func @deferred_broadcast_init
+// DEFER-NOT: cf.assert
+// DEFER: linalg.broadcast
+func.func @deferred_broadcast_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
+                                   %n: tensor<i64>, %v: tensor<4xf32>) -> tensor<?x4xf32> {
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %t, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%rows) : tensor<?x4xf32>
+  %b = linalg.broadcast ins(%v : tensor<4xf32>) outs(%e : tensor<?x4xf32>) dimensions = [0]
+  return %b : tensor<?x4xf32>
 }

@@ -46,14 +46,31 @@ func.func @gather_slice_size(%table: tensor<?x?xf32> {symshape.axes = #symshape.
 
 // -----
 
+// A shape element that is the truncated size, known only as a bound.
 func.func @tensor_reshape_shape(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?x4xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
   %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
-  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %t, %c0 : tensor<?x4xf32>
+  %c4 = arith.constant 4 : index
+  %s = tensor.from_elements %rows, %c4 : tensor<2xindex>
+  // expected-error @below {{'tensor.reshape' op reshape shape element 0 needs an exact extent, got upper bound 'batch'}}
+  %r = tensor.reshape %t(%s) : (tensor<?x4xf32>, tensor<2xindex>) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// The bound is an exact size, but not the truncated tensor's: its rows
+// cannot be reshaped to it.
+func.func @tensor_reshape_to_bound(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?x4xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
   %cap = symshape.bound %t, 0 : tensor<?x4xf32>
   %rows = symshape.to_index %cap
   %c4 = arith.constant 4 : index
   %s = tensor.from_elements %rows, %c4 : tensor<2xindex>
-  // expected-error @below {{'tensor.reshape' op reshape shape element 0 needs an exact extent, got upper bound 'batch'}}
+  // expected-error @below {{'tensor.reshape' op cannot establish that the element counts of source and result are equal: it needs exact extents, got upper bound '4 * batch' and exact '4 * batch'}}
   %r = tensor.reshape %t(%s) : (tensor<?x4xf32>, tensor<2xindex>) -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
@@ -76,10 +93,10 @@ func.func @tensor_reshape_unknown(%x: tensor<?xf32> {symshape.axes = #symshape.s
 // -----
 
 func.func @expand_shape_size(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %n: tensor<i64>) -> tensor<?x1xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
   %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
-  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
-  %cap = symshape.bound %t, 0 : tensor<?xf32>
-  %rows = symshape.to_index %cap
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %t, %c0 : tensor<?xf32>
   // expected-error @below {{'tensor.expand_shape' op expand_shape output size 0 needs an exact extent, got upper bound 'n'}}
   %e = tensor.expand_shape %t [[0, 1]] output_shape [%rows, 1] : tensor<?xf32> into tensor<?x1xf32>
   return %e : tensor<?x1xf32>
@@ -87,14 +104,29 @@ func.func @expand_shape_size(%x: tensor<?xf32> {symshape.axes = #symshape.shape<
 
 // -----
 
-// The added axis of a linalg.broadcast has no input axis to check against.
-func.func @linalg_broadcast_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>, %v: tensor<4xf32>) -> tensor<?x4xf32> {
-  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
-  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
-  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
+// Output sizes given by the bound are exact, but the truncated source is not
+// provably of that size (mode=defer checks it at run time).
+func.func @expand_shape_to_bound(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %n: tensor<i64>) -> tensor<?x1xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %cap = symshape.bound %t, 0 : tensor<?xf32>
   %rows = symshape.to_index %cap
+  // expected-error @below {{'tensor.expand_shape' op cannot establish that source axis 0 and the product of result axes [0, 1] are equal: it needs exact extents, got upper bound 'n' and exact 'n'}}
+  %e = tensor.expand_shape %t [[0, 1]] output_shape [%rows, 1] : tensor<?xf32> into tensor<?x1xf32>
+  return %e : tensor<?x1xf32>
+}
+
+// -----
+
+// The added axis of a linalg.broadcast is a broadcast target: a size known
+// only as a bound is rejected (mode=defer runs it: the axis is the init's).
+func.func @linalg_broadcast_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>, %v: tensor<4xf32>) -> tensor<?x4xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %t, %c0 : tensor<?x4xf32>
   %e = tensor.empty(%rows) : tensor<?x4xf32>
-  // expected-error @below {{'linalg.broadcast' op broadcast init extent 0 needs an exact extent, got upper bound 'batch'; no runtime check can establish it}}
+  // expected-error @below {{'linalg.broadcast' op broadcast init extent 0 needs an exact extent, got upper bound 'batch'}}
   %b = linalg.broadcast ins(%v : tensor<4xf32>) outs(%e : tensor<?x4xf32>) dimensions = [0]
   return %b : tensor<?x4xf32>
 }
@@ -102,10 +134,11 @@ func.func @linalg_broadcast_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.
 // -----
 
 // bufferization.alloc_tensor is sized like tensor.empty.
-func.func @alloc_tensor_init(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}) -> tensor<?xf32> {
-  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
-  %cap = symshape.bound %x, 0 : tensor<?xf32>
-  %size = symshape.to_index %cap
+func.func @alloc_tensor_init(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
+  %kept = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %size = tensor.dim %kept, %c0 : tensor<?xf32>
   %t = bufferization.alloc_tensor(%size) : tensor<?xf32>
   // expected-error @below {{'linalg.copy' op cannot establish that 'linalg.copy' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal: it needs exact extents, got exact 'n' and upper bound 'n'}}
   %r = linalg.copy ins(%x : tensor<?xf32>) outs(%t : tensor<?xf32>) -> tensor<?xf32>
@@ -115,13 +148,15 @@ func.func @alloc_tensor_init(%x: tensor<?xf32> {symshape.axes = #symshape.shape<
 // -----
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
+// The truncated rows and an init of as many rows as the bound: the loop
+// extents need not agree.
 func.func @generic_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?x4xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
   %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
-  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
   %cap = symshape.bound %t, 0 : tensor<?x4xf32>
   %rows = symshape.to_index %cap
   %e = tensor.empty(%rows) : tensor<?x4xf32>
-  // expected-error @below {{'linalg.generic' op cannot establish that 'linalg.generic' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal: it needs exact extents, got upper bound 'batch' and upper bound 'batch'}}
+  // expected-error @below {{'linalg.generic' op cannot establish that 'linalg.generic' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal: it needs exact extents, got upper bound 'batch' and exact 'batch'}}
   %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%t : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) {
   ^bb0(%a: f32, %o: f32):
@@ -156,13 +191,13 @@ func.func @broadcast_truncated_input(%x: tensor<?x4xf32> {symshape.axes = #symsh
 
 // -----
 
-// A linalg.transpose init sized by a bound: its axes share loops with the
-// input's, so they must be equal (not only for linalg.generic).
+// A linalg.transpose init sized by the truncated size: its axes share loops
+// with the input's, so they must be equal (not only for linalg.generic).
 func.func @transpose_init(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<4x?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
   %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
-  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
-  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
-  %rows = symshape.to_index %cap
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %t, %c0 : tensor<?x4xf32>
   %e = tensor.empty(%rows) : tensor<4x?xf32>
   // expected-error @below {{'linalg.transpose' op cannot establish that 'linalg.transpose' loop d1: operand #0 axis 0 and operand #1 axis 1 are equal: it needs exact extents, got exact 'batch' and upper bound 'batch'}}
   %r = linalg.transpose ins(%x : tensor<?x4xf32>) outs(%e : tensor<4x?xf32>) permutation = [1, 0]
@@ -192,12 +227,12 @@ func.func @reduce_input(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[ba
 
 // linalg.copy of a truncated tensor into an init sized by the bound.
 func.func @copy_init(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %k: tensor<i64>) -> tensor<?xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
   %t = symshape.dynamic_truncate %x, %k axis 0 : (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>
-  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
   %cap = symshape.bound %t, 0 : tensor<?xf32>
   %rows = symshape.to_index %cap
   %e = tensor.empty(%rows) : tensor<?xf32>
-  // expected-error @below {{'linalg.copy' op cannot establish that 'linalg.copy' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal: it needs exact extents, got upper bound 'n' and upper bound 'n'}}
+  // expected-error @below {{'linalg.copy' op cannot establish that 'linalg.copy' loop d0: operand #0 axis 0 and operand #1 axis 0 are equal: it needs exact extents, got upper bound 'n' and exact 'n'}}
   %r = linalg.copy ins(%t : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
@@ -365,15 +400,15 @@ func.func @constant_read_over_bound(%x: tensor<4x?xf32> {symshape.axes = #symsha
 
 // -----
 
-// Arithmetic on a bound stays a bound: a size computed from it by a
-// difference, a product or a division (floor or ceiling) by exact values
-// sizes a tensor by an upper bound (here (2 * batch - 1) ceildiv 2 =
-// batch), not by a fresh data-dependent extent.
+// Arithmetic on a size known only as a bound stays a bound: a size computed
+// from it by a difference, a product or a division (floor or ceiling) by
+// exact values sizes a tensor by an upper bound (here (2 * batch - 1)
+// ceildiv 2 = batch), not by a fresh data-dependent extent.
 func.func @arith_on_a_bound(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?x4xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
   %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
-  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
-  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
-  %rows = symshape.to_index %cap
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %t, %c0 : tensor<?x4xf32>
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %twice = arith.muli %rows, %c2 : index
@@ -389,10 +424,10 @@ func.func @arith_on_a_bound(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape
 
 // Truncating division and remainder of a bound (>= 0) stay bounds too.
 func.func @truncating_division_of_a_bound(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %n: tensor<i64>) -> tensor<?x4xf32> {
+  // expected-note @below {{the upper bound comes from 'symshape.dynamic_truncate' here}}
   %t = symshape.dynamic_truncate %x, %n axis 0 : (tensor<?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
-  // expected-note @below {{the upper bound comes from 'symshape.bound' here}}
-  %cap = symshape.bound %t, 0 : tensor<?x4xf32>
-  %rows = symshape.to_index %cap
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %t, %c0 : tensor<?x4xf32>
   %c3 = arith.constant 3 : index
   %third = arith.divsi %rows, %c3 : index
   %e = tensor.empty(%third) : tensor<?x4xf32>

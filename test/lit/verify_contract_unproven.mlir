@@ -53,3 +53,34 @@ func.func @onnx_minus_one(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[
   %r = tensor.reshape %x(%shape) : (tensor<?x?xf32>, tensor<4xi64>) -> tensor<?x?x4x8xf32>
   return %r : tensor<?x?x4x8xf32>
 }
+
+// -----
+
+// A row count chosen by a select between 1 and batch is exact, a fresh
+// symbol ranging between them: its slice of %x is checked at run time (batch
+// may be 0), and the reshape of the slice needs nothing.
+func.func @chosen_rows(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %p: i1) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %rows = arith.select %p, %c1, %d : index
+  // expected-remark @below {{'tensor.extract_slice' op cannot prove that the slice along axis 0 lies within the source extent ('_d0' vs 'batch'): checked at run time}}
+  %s = tensor.extract_slice %x[0, 0] [%rows, 4] [1, 1] : tensor<?x4xf32> to tensor<?x4xf32>
+  %r = symshape.reshape %s to [dim(0, 0) * 4] : (tensor<?x4xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// Between 1 and a size that is at least 1, the choice is proven within it.
+func.func @chosen_rows_proven(%x: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>}, %p: i1) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %more = arith.addi %d, %c1 : index
+  %y = tensor.empty(%more) : tensor<?x4xf32>
+  %rows = arith.select %p, %c1, %more : index
+  %s = tensor.extract_slice %y[0, 0] [%rows, 4] [1, 1] : tensor<?x4xf32> to tensor<?x4xf32>
+  %r = symshape.reshape %s to [dim(0, 0) * 4] : (tensor<?x4xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

@@ -3,8 +3,9 @@
 ``test/e2e/contract_checks.mlir`` uses an upper bound where a true size is
 needed through each path the contract guards (elementwise operands, linalg
 inits without indexing maps, reductions, static casts, slices, insertions,
-expand_shape, calls sharing a callee axis, windows read through affine maps)
-and a scalar used as a size. It
+expand_shape, also to the truncation's bound, calls sharing a callee axis,
+windows read through affine maps), a scalar used as a size and a row count
+chosen by a select. It
 is resolved with ``symshape-verify-contract{mode=defer}`` and compiled for
 llvm-cpu once. Every call runs in a child process (a crash would be a test
 failure, not a dead test run): a violating input must raise
@@ -34,18 +35,21 @@ DEFER = (
     "--cse",
 )
 
+# Functions whose %x has four columns (the others take a vector).
+ROWS_OF_FOUR = ("reduce_rows", "chosen_rows")
+
 CHILD = r"""
 import json, sys
 import numpy as np
 from symshape_mlir import backend
 
-vmfb, calls = sys.argv[1], json.loads(sys.argv[2])
+vmfb, calls, four = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
 module = backend.load(backend.CompiledModule(open(vmfb, "rb").read(), "llvm-cpu", ()),
                       "local-sync")
 out = []
 for function, n, k in calls:
-    x = np.arange(n * (4 if function == "reduce_rows" else 1), dtype=np.float32)
-    if function == "reduce_rows":
+    x = np.arange(n * (4 if function in four else 1), dtype=np.float32)
+    if function in four:
         x = x.reshape(n, 4)
     try:
         result = module.invoke(function, x, np.array(k, np.int64))
@@ -72,6 +76,10 @@ CASES: dict[str, tuple[Reference, list[tuple[int, int]], list[tuple[int, int]], 
                     "lies within the destination extent"),
     "expand_pairs": (lambda x, k: x.reshape(-1, 2), [(6, 6), (4, 10)], [(6, 4)],
                      "the product of result axes [0, 1]"),
+    "expand_to_bound": (lambda x, k: x.reshape(-1, 1), [(6, 6), (3, 9), (1, 2)], [(6, 4), (2, -1)],
+                        "the product of result axes [0, 1]"),
+    "chosen_rows": (lambda x, k: x[: 1 if k > 0 else len(x)].reshape(-1),
+                    [(5, 2), (5, 0), (0, 0), (1, 7)], [(0, 3)], "lies within the source extent"),
     "call_shared": (lambda x, k: 2 * x, [(6, 6), (2, 5)], [(6, 3)], "call to @pair"),
     "scalar_size": (lambda x, k: np.ones(k, np.float32), [(2, 0), (2, 5)], [(2, -3)],
                     "size of result axis 0 is non-negative"),
@@ -91,7 +99,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int, in
     vmfb = tmp_path_factory.mktemp("contract") / "module.vmfb"
     vmfb.write_bytes(compiled(text, "llvm-cpu").vmfb)
     calls = [(name, n, k) for name, (_, good, bad, _) in CASES.items() for n, k in good + bad]
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(vmfb), json.dumps(calls)],
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(vmfb), json.dumps(calls),
+                           json.dumps(ROWS_OF_FOUR)],
                           capture_output=True, text=True, check=False, timeout=300)
     assert proc.returncode == 0, f"the child died ({proc.returncode}):\n{proc.stderr}"
     answers = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -107,8 +116,8 @@ def _cases(which: int) -> list[object]:
 def test_satisfying_input_matches_numpy(results: dict, name: str, n: int, k: int) -> None:
     """Where the bound is the size, the deferred program gives numpy's answer."""
     reference = CASES[name][0]
-    x = np.arange(n * (4 if name == "reduce_rows" else 1), dtype=np.float32)
-    if name == "reduce_rows":
+    x = np.arange(n * (4 if name in ROWS_OF_FOUR else 1), dtype=np.float32)
+    if name in ROWS_OF_FOUR:
         x = x.reshape(n, 4)
     answer = results[(name, n, k)]
     assert "result" in answer, answer

@@ -168,6 +168,17 @@ def _truncate_reference(x: np.ndarray, n: np.ndarray) -> Arrays:
     return ((2 * x[: max(int(n), 0)]).reshape(-1),)
 
 
+def _rows_and_count(rng: np.random.Generator, b: Binding) -> Arrays:
+    return _normal(rng, (b["batch"], 4)), np.array(b["k"], np.int64)
+
+
+def _insert_truncated_rows(x: np.ndarray, k: np.ndarray) -> Arrays:
+    out = np.zeros_like(x)
+    kept = max(min(int(k), x.shape[0]), 0)
+    out[:kept] = x[:kept]
+    return (out,)
+
+
 def _gather_inputs(rng: np.random.Generator, b: Binding) -> Arrays:
     table = _normal(rng, (b["vocab"], b["width"]))
     # Some ids fall outside [0, vocab): the gather clamps them.
@@ -223,6 +234,24 @@ PROGRAMS: dict[str, Program] = {
         _truncate_inputs,
         lambda x, n: (x[: max(int(n), 0)],),
         scalars=("n",),
+    ),
+    "insert_truncated_rows": Program(
+        "data_dependent.mlir",
+        "insert_truncated_rows",
+        ({"batch": 0, "k": 2}, {"batch": 5, "k": 3}, {"batch": 4, "k": 9}, {"batch": 3, "k": -1}),
+        _rows_and_count,
+        _insert_truncated_rows,
+        scalars=("k",),
+        # Nothing kept: the insertion of an empty slice binds it.
+        unbindable=({"batch": 3, "k": -1},),
+    ),
+    "chosen_rows": Program(
+        "data_dependent.mlir",
+        "chosen_rows",
+        ({"batch": 0, "k": 0}, {"batch": 5, "k": 3}, {"batch": 4, "k": 0}, {"batch": 1, "k": 2}),
+        _rows_and_count,
+        lambda x, k: (x[: 1 if int(k) > 0 else x.shape[0]].reshape(-1),),
+        scalars=("k",),
     ),
     "flatten_rows": Program(
         "reshape_data.mlir",

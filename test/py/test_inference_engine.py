@@ -8,7 +8,7 @@ import pytest
 from mlir import ir
 
 from symshape_mlir.context import new_context
-from symshape_mlir.extent import Exact, Sym, UpperBound, parse_extent
+from symshape_mlir.extent import Exact, Sym, UpperBound, is_fresh_name, parse_extent, prove_le
 from symshape_mlir.inference import (
     InferenceError,
     InferenceOptions,
@@ -48,6 +48,20 @@ def _op(module: ir.Module, name: str) -> ir.Operation:
 
 def _shape(state: InferenceState, value: ir.Value) -> str:
     return "[" + ", ".join(str(e) for e in state.shape(value)) + "]"
+
+
+def _described(state: InferenceState, value: ir.Value) -> str:
+    """The shape of ``value`` with each fresh symbol written as its range."""
+    parts = []
+    for extent in state.shape(value):
+        expr = extent.expr
+        if extent.is_exact and isinstance(expr, Sym) and is_fresh_name(expr.name):
+            limits = state.extents.limits(expr.name)
+            low, high = limits if limits is not None else state.extents.range_of(expr.name)
+            parts.append(f"fresh in [{low}, {'?' if high is None else high}]")
+        else:
+            parts.append(str(extent))
+    return "[" + ", ".join(parts) + "]"
 
 
 # -- options and registry ----------------------------------------------------------------
@@ -120,6 +134,61 @@ def test_unify_conflicts(state_and_op, a: str, b: str, message: str) -> None:
     assert info.value.location == op.location
 
 
+# -- data-dependent sizes: fresh symbols with ranges ---------------------------------------
+
+CHOICES = [
+    ("equal", ["batch", "batch + 0"], "batch", None),
+    ("different", ["batch", "4"], "_d0", "[min(4, batch), max(4, batch)]"),
+    ("three", ["batch", "seq", "1"], "_d0",
+     "[min(min(1, batch), seq), max(max(1, batch), seq)]"),
+    ("may_be_negative", ["batch - 3", "seq"], "_d0 + min(seq, batch - 3)",
+     "[0, max(seq, batch - 3) - min(seq, batch - 3)]"),
+    ("with_a_bound", ["batch", "ub(seq)"], "ub(max(batch, seq))", None),
+    ("with_unknown", ["batch", "?"], "?", None),
+]
+
+
+@pytest.mark.parametrize(("options", "chosen", "limits"), [c[1:] for c in CHOICES],
+                         ids=[c[0] for c in CHOICES])
+def test_choose(state_and_op, options: list[str], chosen: str, limits: str | None) -> None:
+    """A size chosen at run time between exact sizes is a fresh exact symbol ranging
+    between them; with an upper bound or an unknown extent it is what join gives."""
+    state, _ = state_and_op
+    result = state.choose([parse_extent(o) for o in options], "key")
+    assert str(result) == chosen
+    symbols = [n for n in result.free_symbols if is_fresh_name(n)]
+    if limits is None:
+        assert not symbols
+    else:
+        low, high = state.extents.limits(symbols[0]) or (None, None)
+        assert f"[{low}, {high}]" == limits
+
+
+def test_choose_local_alternatives(state_and_op) -> None:
+    """An alternative made inside one branch means nothing outside: exact gives a
+    fresh symbol without a range, an upper bound gives unknown."""
+    state, _ = state_and_op
+    mark = state.fresh_mark()
+    local = state.fresh()
+    exact = state.choose([local, parse_extent("batch")], "exact", mark)
+    assert exact.is_exact and exact.expr is not local.expr
+    assert state.extents.limits(str(exact)) is None
+    bounded = state.choose([UpperBound(local.expr), parse_extent("batch")], "bound", mark)
+    assert bounded.is_unknown
+
+
+def test_fresh_range_is_renewed_for_the_same_key(state_and_op) -> None:
+    """The same key gives the same symbol, with the range given last (a loop body
+    inferred again), and the provers use the range."""
+    state, _ = state_and_op
+    first = state.fresh("rows", 0, Sym("batch"))
+    assert prove_le(first.expr, Sym("batch"), state.extents) is True
+    again = state.fresh("rows", 0, Sym("seq"))
+    assert again is first
+    assert prove_le(first.expr, Sym("batch"), state.extents) is None
+    assert prove_le(first.expr, Sym("seq"), state.extents) is True
+
+
 def test_substitution_applies_when_reading(context: ir.Context) -> None:
     """Facts stored before a binding are read with the binding applied."""
     module = _module("func.func @f(%x: tensor<?xf32>) { return }")
@@ -181,14 +250,18 @@ func.func @f(%x: tensor<?xf32> {{symshape.axes = #symshape.shape<[batch]>}},
 
 LOOP_CASES = [
     ("invariant", "%e = math.exp %acc : tensor<?xf32>\n scf.yield %e : tensor<?xf32>", "[batch]"),
-    ("replaced", "scf.yield %y : tensor<?xf32>", "[ub(max(batch, seq))]"),
+    ("replaced", "scf.yield %y : tensor<?xf32>", "[fresh in [min(batch, seq), max(batch, seq)]]"),
     ("growing", "%g = tensor.concat dim(0) %acc, %y : (tensor<?xf32>, tensor<?xf32>) -> "
-                "tensor<?xf32>\n scf.yield %g : tensor<?xf32>", "[?]"),
+                "tensor<?xf32>\n scf.yield %g : tensor<?xf32>", "[fresh in [0, ?]]"),
     ("shrinking", "%d = tensor.dim %acc, %c0 : tensor<?xf32>\n"
                   "%h = arith.floordivsi %d, %c1 : index\n"
                   "%m = arith.subi %d, %c1 : index\n %z = arith.maxsi %m, %c0 : index\n"
                   "%s = tensor.extract_slice %acc[0] [%z] [1] : tensor<?xf32> to tensor<?xf32>\n"
-                  "scf.yield %s : tensor<?xf32>", "[ub(batch)]"),
+                  "scf.yield %s : tensor<?xf32>", "[fresh in [0, batch]]"),
+    ("truncating", "%k = tensor.from_elements %i : tensor<index>\n"
+                   "%s = symshape.dynamic_truncate %acc, %k axis 0 stage upper_bound\n"
+                   "    : (tensor<?xf32>, tensor<index>) -> tensor<?xf32>\n"
+                   "scf.yield %s : tensor<?xf32>", "[ub(batch)]"),
     ("conditional_replace", "%s = scf.if %c -> tensor<?xf32> {\n scf.yield %acc : tensor<?xf32>\n"
                             "} else {\n scf.yield %x : tensor<?xf32>\n}\n"
                             "scf.yield %s : tensor<?xf32>", "[batch]"),
@@ -198,10 +271,11 @@ LOOP_CASES = [
 @pytest.mark.parametrize(("body", "result"), [c[1:] for c in LOOP_CASES],
                          ids=[c[0] for c in LOOP_CASES])
 def test_loop_fixed_point(context: ir.Context, body: str, result: str) -> None:
-    """scf.for results: invariant exact, replaced joined, shrinking bounded, growing unknown."""
+    """scf.for results: invariant exact; replaced, shrinking and growing a size known at
+    run time (a fresh symbol with its range); shrinking by a truncation an upper bound."""
     module = _module(LOOP.format(body=body))
     state = infer(module.operation)
-    assert _shape(state, _op(module, "scf.for").results[0]) == result
+    assert _described(state, _op(module, "scf.for").results[0]) == result
 
 
 def test_loop_bindings_of_discarded_passes_are_undone(context: ir.Context) -> None:
@@ -213,7 +287,7 @@ def test_loop_bindings_of_discarded_passes_are_undone(context: ir.Context) -> No
         "%g = tensor.concat dim(0) %s, %y : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>\n"
         "scf.yield %g : tensor<?xf32>")))
     state = infer(module.operation)
-    assert _shape(state, _op(module, "scf.for").results[0]) == "[?]"
+    assert _described(state, _op(module, "scf.for").results[0]) == "[fresh in [0, ?]]"
     assert _shape(state, _op(module, "tensor.concat").results[0]).endswith(" + seq]")
     assert "batch" not in _shape(state, _op(module, "arith.addf").results[0])
 

@@ -19,7 +19,8 @@ from symshape_mlir.inference import (
 
 ARGS = ("%x: tensor<?x?x64xf32> {symshape.axes = #symshape.shape<[batch, seq, 64]>}, "
         "%v: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>}, %t: tensor<2xi64>, "
-        "%flag: i1")
+        "%flag: i1, %kept: tensor<i64>")
+# %u is the size of a truncated axis: only an upper bound, ub(batch).
 PRELUDE = """
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -27,6 +28,9 @@ PRELUDE = """
   %b = tensor.dim %x, %c0 : tensor<?x?x64xf32>
   %s = tensor.dim %x, %c1 : tensor<?x?x64xf32>
   %n = tensor.dim %v, %c0 : tensor<?xf32>
+  %tr = symshape.dynamic_truncate %x, %kept axis 0 stage upper_bound
+      : (tensor<?x?x64xf32>, tensor<i64>) -> tensor<?x?x64xf32>
+  %u = tensor.dim %tr, %c0 : tensor<?x?x64xf32>
 """
 
 
@@ -93,30 +97,19 @@ SCALAR_CASES = [
     ("cmpi_unsigned", "%r = arith.cmpi ult, %b, %c0 : index", "i1", "value 0"),
     ("select_decided", "%t1 = arith.constant false\n %r = arith.select %t1, %b, %s : index",
      "index", "value seq"),
-    ("select_undecided", "%r = arith.select %flag, %b, %s : index", "index",
+    ("select_undecided", "%r = arith.select %flag, %b, %s : index", "index", "value _d0"),
+    ("select_of_bound", "%r = arith.select %flag, %u, %s : index", "index",
      "value ub(max(batch, seq))"),
-    ("addi_of_bound", "%u = arith.select %flag, %b, %s : index\n"
-                      " %r = arith.addi %u, %c1 : index", "index",
-     "value ub(max(batch, seq) + 1)"),
-    ("muli_of_bound", "%u = arith.select %flag, %b, %s : index\n"
-                      " %r = arith.muli %u, %c2 : index", "index",
-     "value ub(2 * max(batch, seq))"),
-    ("floordivsi_of_bound", "%u = arith.select %flag, %b, %s : index\n"
-                            " %r = arith.floordivsi %u, %c2 : index", "index",
-     "value ub(max(batch, seq) floordiv 2)"),
-    ("subi_from_bound", "%u = arith.select %flag, %b, %s : index\n"
-                        " %r = arith.subi %u, %c1 : index", "index",
-     "value ub(max(batch, seq) - 1)"),
-    ("subi_of_bound", "%u = arith.select %flag, %b, %s : index\n"
-                      " %r = arith.subi %c1, %u : index", "index", ""),
-    ("divsi_of_bound", "%u = arith.select %flag, %b, %s : index\n"
-                       " %r = arith.divsi %u, %c2 : index", "index",
-     "value ub(max(batch, seq) floordiv 2)"),
-    ("remsi_of_bound", "%u = arith.select %flag, %b, %s : index\n"
-                       " %r = arith.remsi %u, %c2 : index", "index",
-     "value ub(min(1, max(batch, seq)))"),
-    ("divsi_by_bound", "%u = arith.select %flag, %b, %s : index\n"
-                       " %r = arith.divsi %c2, %u : index", "index", ""),
+    ("addi_of_bound", "%r = arith.addi %u, %c1 : index", "index", "value ub(batch + 1)"),
+    ("muli_of_bound", "%r = arith.muli %u, %c2 : index", "index", "value ub(2 * batch)"),
+    ("floordivsi_of_bound", "%r = arith.floordivsi %u, %c2 : index", "index",
+     "value ub(batch floordiv 2)"),
+    ("subi_from_bound", "%r = arith.subi %u, %c1 : index", "index", "value ub(batch - 1)"),
+    ("subi_of_bound", "%r = arith.subi %c1, %u : index", "index", ""),
+    ("divsi_of_bound", "%r = arith.divsi %u, %c2 : index", "index",
+     "value ub(batch floordiv 2)"),
+    ("remsi_of_bound", "%r = arith.remsi %u, %c2 : index", "index", "value ub(min(1, batch))"),
+    ("divsi_by_bound", "%r = arith.divsi %c2, %u : index", "index", ""),
     ("tensor_rank", "%r = tensor.rank %x : tensor<?x?x64xf32>", "index", "value 3"),
     ("extract_data", "%r = tensor.extract %t[%c0] : tensor<2xi64>", "i64", ""),
 ]

@@ -49,6 +49,9 @@ def Symshape_Dialect : Dialect {
     /// Function attribute listing the named axes that calls may pad up to
     /// a power of two (the function's results do not mix those positions).
     static constexpr ::llvm::StringLiteral kBucketAttrName = "symshape.bucket";
+    /// Discardable function attribute holding the value range of each fresh
+    /// symbol (`_dN`) its annotations mention: `#symshape.shape<[lo, hi]>`.
+    static constexpr ::llvm::StringLiteral kRangesAttrName = "symshape.ranges";
   }];
 }
 

@@ -122,13 +122,16 @@ def Symshape_FromIndexOp : Symshape_Op<"from_index", [Pure]> {
 def Symshape_BoundOp : Symshape_Op<"bound", [Pure]> {
   let summary = "Materializes an upper bound of a tensor axis";
   let description = [{
-    The result is an upper bound of the axis size, not the size itself: it
-    may size allocations, feed hints, or appear in diagnostics, and
-    `symshape-verify-contract` rejects it wherever an exact extent is needed
-    (reshape and broadcast targets, specialization).
+    The result is the bound of the axis size that inference knows (`b` for
+    an axis `ub(b)`, or its exact size), exactly: a tensor allocated with it
+    has exact extents, and an axis known only as `ub(b)` provably fits in
+    it. It is not the axis size itself: where the arguments do not give the
+    symbols of `b`, it is the size of the axis (a size known to be at most
+    `b`).
 
     ```mlir
-    %cap = symshape.bound %t, 1 : tensor<4x?xf32>
+    %t = symshape.dynamic_truncate %x, %n axis 1 : ...  // [4, ub(seq)]
+    %cap = symshape.bound %t, 1 : tensor<4x?xf32>      // exactly seq
     ```
   }];
   let arguments = (ins AnyRankedTensor:$source, I64Attr:$axis);

@@ -8,24 +8,36 @@ then ops are visited in order. Each result's facts come from its op's rule
 reconciled with the static dims of the result type (a static dim is a fact;
 a provably different inferred extent is an error).
 
-Annotations are output, never input: an existing ``symshape.shape``
-annotation never changes what inference derives (what later ops and passes
-see). The policy only decides what happens to the annotation text and which
-disagreements are errors:
+Annotations are output, never trusted input: an existing ``symshape.shape``
+annotation never gives a guarantee inference does not derive. The policy
+decides what happens to the annotation text, which disagreements are
+errors, and (``refine`` only) which annotations are kept as claims checked
+at run time:
 
 =========  ==================================================================
 policy     per axis, annotation ``A`` (existing) and inference ``I``
 =========  ==================================================================
 skip       ``A`` is left as written (the op is not re-annotated).
 override   ``A`` is replaced by ``I``.
-refine     ``A`` is replaced by ``I``; two exact extents that are provably
-           different, or an upper bound provably below an exact ``I``, are
-           an error.
+refine     ``A`` is kept where it is exact and more specific than an exact
+           ``I`` (seed 001's order: a constant over named axes over fresh
+           symbols): an equation between the result's axis and ``A``,
+           checked at run time right after the op, that makes a fresh ``I``
+           adopt ``A`` (later ops see ``A``); a bare name no argument
+           declares only names ``I``. Otherwise ``A`` is replaced by ``I``.
+           Two exact extents that are provably different, or an upper bound
+           provably below an exact ``I``, are an error.
 strict     ``A`` must follow from ``I`` (``?`` always does, ``ub(a)`` when
            ``I`` is provably at most ``a``, an exact ``a`` when ``I`` is
            provably exactly ``a``), anything else is an error; then ``A`` is
            replaced by ``I``.
 =========  ==================================================================
+
+.. code-block:: mlir
+
+    // policy=refine; %n read from data, %x: [batch, 4]
+    %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : ...
+    // %e: [batch, 4] (was _d0), checked after the op: dim(%e, 0) == batch
 
 Under every policy an annotation must agree with the static dims of the
 result type. Errors are errors under every policy, ``skip`` included: they
@@ -40,21 +52,22 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from mlir import ir
 
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.errors import ExtentError
-from symshape_mlir.extent.expr import CeilDiv, Expr, FloorDiv, Mod
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, UpperBound, join
+from symshape_mlir.extent.expr import CeilDiv, Expr, FloorDiv, Mod, Sym
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent, Strength, UpperBound
 from symshape_mlir.extent.prove import prove_eq, prove_le, prove_lt
 from symshape_mlir.inference.errors import InferenceError, OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
-from symshape_mlir.inference.obligations import NO_CHECK
+from symshape_mlir.inference.obligations import NO_CHECK, Compare, Quantity
 from symshape_mlir.inference.registry import lookup
 from symshape_mlir.inference.state import CacheKind, InferenceState, describe, type_shape
+from symshape_mlir.walk import enclosing_function
 
 __all__ = [
     "AXES_ATTR",
@@ -169,19 +182,12 @@ def infer_function(func: ir.Operation, state: InferenceState) -> FunctionSummary
     results = None
     if returned:
         results = tuple(
-            _join_all([facts[i] for facts in returned], func, state)
+            join_facts([facts[i] for facts in returned], func, state, index=i)
             for i in range(len(returned[0]))
         )
     summary = FunctionSummary(arguments, results)
     summaries[name] = summary
     return summary
-
-
-def _join_all(facts: list[ValueFacts], op: ir.Operation, state: InferenceState) -> ValueFacts:
-    joined = facts[0]
-    for other in facts[1:]:
-        joined = join_facts(joined, other, op, state)
-    return joined
 
 
 def _seed_argument(
@@ -337,7 +343,7 @@ def infer_op(op: ir.Operation, state: InferenceState) -> None:
         if annotated:
             existing = _existing_annotation(op, 1)[0]
             if existing is not None and facts.shape is not None:
-                _check_annotation(op, 0, result.type, facts, existing, state)
+                facts = _check_annotation(op, 0, result, facts, existing, state)
         if state.generation:
             state.set(result, facts)
         else:
@@ -352,7 +358,7 @@ def infer_op(op: ir.Operation, state: InferenceState) -> None:
             facts = _reconcile_with_type(op, index, result.type, facts, state)
         existing = shapes[index] if shapes is not None else None
         if existing is not None and facts.shape is not None:
-            _check_annotation(op, index, result.type, facts, existing, state)
+            facts = _check_annotation(op, index, result, facts, existing, state)
         state.set(result, facts)
     state.inferred_ops.append((op, values))
 
@@ -437,9 +443,12 @@ def _reconcile_with_type(
             state.unify(have, static, op, describe("result #{} dimension {}", index, axis),
                         NO_CHECK)
         else:
-            # A static size where only a bound is known: a specialization.
+            # A static size where only a bound is known: a specialization,
+            # which the result's size checks right after the op.
             state.require_exact(have, op, f"result #{index} static dimension {axis}",
-                                origin=facts.origin(axis))
+                                (Compare("eq", Quantity.dim(op.results[index], axis),
+                                         Quantity(static.expr)),),
+                                facts.origin(axis), checked_after=True)
         if extents is None:
             extents = list(shape)
         extents[axis] = static
@@ -466,15 +475,16 @@ def _reconcile_with_type(
 def _check_annotation(
     op: ir.Operation,
     index: int,
-    type_: ir.Type,
+    result: ir.Value,
     inferred: ValueFacts,
     existing: tuple[ShapeExtent, ...],
     state: InferenceState,
-) -> None:
+) -> ValueFacts:
     """Checks an existing annotation against the inferred facts under the policy.
 
-    The facts are never changed (annotations are output); under ``skip`` the
-    annotation is kept as written by :func:`~.annotate.annotate`.
+    Returns the facts of the result: those inferred, except where ``refine``
+    adopts a more specific annotation (then checked at run time). Under
+    ``skip`` the annotation is kept as written by :func:`~.annotate.annotate`.
     """
     shape = inferred.shape
     assert shape is not None
@@ -487,6 +497,7 @@ def _check_annotation(
         )
     if policy == "skip":
         state.kept_annotations.add(op)
+    adopted: list[ShapeExtent] | None = None
     for axis, (old, new) in enumerate(zip(existing, shape, strict=True)):
         if policy == "strict" and not implied(old, new, state):
             raise ShapeInferenceError(
@@ -500,7 +511,12 @@ def _check_annotation(
                 f"result #{index} dimension {axis}: annotation '{old}' contradicts the "
                 f"inferred extent '{new}' (policy=refine)",
             )
-    stated, static_axes = _type_info(state, type_)
+        if policy == "refine" and isinstance(old, Exact) and isinstance(new, Exact):
+            refined = _refined(op, index, result, axis, old, new, state)
+            if refined is not None:
+                adopted = adopted or list(shape)
+                adopted[axis] = refined
+    stated, static_axes = _type_info(state, result.type)
     if stated is not None:
         for axis, static in static_axes:
             kept = existing[axis]
@@ -510,6 +526,46 @@ def _check_annotation(
                     f"result #{index} dimension {axis}: annotation '{kept}' contradicts the "
                     f"static extent {static}",
                 )
+    if adopted is None:
+        return inferred
+    return ValueFacts(tuple(adopted), inferred.value, inferred.elements, inferred.origins)
+
+
+def _specificity(expr: Expr) -> int:
+    """Seed 001's order: a constant (2) over named axes (1) over fresh symbols (0)."""
+    symbols = expr.free_symbols
+    if any(is_fresh_name(s) for s in symbols):
+        return 0
+    return 1 if symbols else 2
+
+
+def _refined(
+    op: ir.Operation, index: int, result: ir.Value, axis: int, old: Exact, new: Exact,
+    state: InferenceState,
+) -> Exact | None:
+    """The annotation's extent where ``refine`` keeps it (more specific than the
+    inferred one), else ``None``.
+
+    A kept extent over the function's named axes (or a constant) is an
+    equation checked at run time after the op (:meth:`InferenceState.unify`,
+    which makes a fresh symbol adopt it); a bare name no argument declares
+    only names the inferred fresh symbol.
+    """
+    if _specificity(old.expr) <= _specificity(new.expr):
+        return None
+    func = enclosing_function(op)
+    declared = state.argument_axes(func).keys() if func is not None else set()
+    what = describe("result #{} dimension {} and its annotation", index, axis)
+    if old.expr.free_symbols <= declared:
+        state.unify(new, old, op, what,
+                    (Compare("eq", Quantity.dim(result, axis), Quantity(old.expr)),),
+                    checked_after=True)
+        return old
+    if isinstance(old.expr, Sym) and isinstance(new.expr, Sym) and \
+            is_fresh_name(new.expr.name):
+        state.unify(new, old, op, what, NO_CHECK)
+        return old
+    return None
 
 
 def _contradicts(claim: ShapeExtent, static: Exact, state: InferenceState) -> bool:
@@ -544,36 +600,48 @@ def implied(old: ShapeExtent, new: ShapeExtent, state: InferenceState) -> bool:
 
 
 def join_facts(
-    a: ValueFacts, b: ValueFacts, op: ir.Operation, state: InferenceState,
-    local_mark: int | None = None,
+    alternatives: Sequence[ValueFacts], op: ir.Operation, state: InferenceState,
+    local_mark: int | None = None, index: int = 0,
 ) -> ValueFacts:
-    """Facts of a value that is either ``a`` or ``b`` (branches, returns).
+    """Facts of a value that is one of ``alternatives``, chosen at run time
+    (branches, returns): result ``index`` of ``op``.
 
-    Per axis :func:`~symshape_mlir.extent.guarantee.join`: provably equal
-    exact extents stay exact, otherwise an upper bound via ``max``, else
-    unknown. An extent that mentions a fresh symbol made after
-    ``local_mark`` (local to one branch) becomes unknown. Weakened axes get
-    ``op`` as origin.
+    Per axis (and for an integer's value and elements)
+    :meth:`InferenceState.choose`: provably equal exact extents stay exact,
+    other exact ones are a data-dependent size (a fresh symbol ranging
+    between them), an upper bound gives ``ub(max(...))``, else unknown. An
+    extent that mentions a fresh symbol made after ``local_mark`` (local to
+    one branch) is a fresh symbol without a range if exact, unknown
+    otherwise. Weakened axes get ``op`` as origin.
+
+    .. code-block:: mlir
+
+        %r = scf.if %p -> tensor<?xf32> {     // yields [batch] or [4]
+        ...
+        // %r: [_d0] with min(4, batch) <= _d0 <= max(4, batch)
     """
-    ctx = state.extents
     here = Origin(op.name, op.location)
+    first = alternatives[0]
 
-    def one(x: ShapeExtent, y: ShapeExtent) -> ShapeExtent:
-        joined = join(x, y, ctx)
-        if local_mark is not None and state.made_since(local_mark, joined):
-            return UNKNOWN
-        return joined
+    def one(extents: Sequence[ShapeExtent], role: object) -> ShapeExtent:
+        return state.choose(extents, (op, index, role), local_mark)
 
     shape = origins = None
-    if a.shape is not None and b.shape is not None and len(a.shape) == len(b.shape):
-        shape = tuple(one(x, y) for x, y in zip(a.shape, b.shape, strict=True))
+    shapes = [a.shape for a in alternatives]
+    if all(s is not None and len(s) == len(shapes[0] or ()) for s in shapes):
+        shape = tuple(one([cast(tuple[ShapeExtent, ...], s)[axis] for s in shapes], axis)
+                      for axis in range(len(shapes[0] or ())))
         origins = tuple(
-            None if e.strength is _EXACT else (a.origin(i) or b.origin(i) or here)
+            None if e.strength is _EXACT else
+            next((o for a in alternatives if (o := a.origin(i)) is not None), here)
             for i, e in enumerate(shape))
     value = None
-    if a.value is not None and b.value is not None:
-        value = one(a.value, b.value)
+    values = [a.value for a in alternatives]
+    if all(v is not None for v in values):
+        value = one(cast(list[ShapeExtent], values), "value")
     elements = None
-    if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements):
-        elements = tuple(one(x, y) for x, y in zip(a.elements, b.elements, strict=True))
+    lists = [a.elements for a in alternatives]
+    if all(e is not None and len(e) == len(first.elements or ()) for e in lists):
+        elements = tuple(one([cast(tuple[ShapeExtent, ...], e)[i] for e in lists], ("element", i))
+                         for i in range(len(first.elements or ())))
     return ValueFacts(shape, value, elements, origins)

@@ -210,6 +210,8 @@ class Obligation:
         self_checked: the op's own lowering checks it at run time (the
             symshape tensor ops), so ``symshape-resolve`` emits nothing more.
         discharged: set once a run-time check for it has been emitted.
+        checked_after: the condition reads the op's results (an annotation
+            ``policy=refine`` keeps): its check goes right after the op.
     """
 
     op: ir.Operation
@@ -221,6 +223,7 @@ class Obligation:
     condition: Condition | None
     self_checked: bool = False
     discharged: bool = False
+    checked_after: bool = False
 
     @property
     def weakest(self) -> ShapeExtent:

@@ -69,16 +69,18 @@ from typing import Any, Generic, TypeVar, cast
 
 from mlir import ir
 
+from symshape_mlir.extent import canon
 from symshape_mlir.extent.context import ExtentContext, is_fresh_name
-from symshape_mlir.extent.expr import Const, Expr, Sum, Sym
+from symshape_mlir.extent.expr import Const, Expr, ExprLike, Sum, Sym
 from symshape_mlir.extent.guarantee import (
     UNKNOWN,
     Exact,
     ShapeExtent,
     Strength,
+    join,
     preferred,
 )
-from symshape_mlir.extent.prove import prove_le, prove_nonnegative
+from symshape_mlir.extent.prove import prove_eq, prove_le, prove_nonnegative
 from symshape_mlir.inference.errors import OpUsageError, ShapeInferenceError
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.obligations import Condition, Kind, LazyCondition, Obligation, Status
@@ -136,9 +138,10 @@ class InferenceOptions:
         policy: how inferred shapes merge with existing ``symshape.shape``
             annotations (see :mod:`symshape_mlir.inference.engine`):
             ``skip`` keeps them, ``override`` replaces them, ``refine``
-            replaces them and rejects contradictions, ``strict`` accepts an
-            annotation only where inference establishes it and fails
-            otherwise.
+            keeps an exact one more specific than the inferred extent
+            (checked at run time), replaces the others and rejects
+            contradictions, ``strict`` accepts an annotation only where
+            inference establishes it and fails otherwise.
         truncate_stage: what ``symshape.dynamic_truncate`` without a
             ``stage`` reports for its axis: ``upper_bound`` (stage 1) or
             ``exact`` (stage 2, ``min(scalar(1, truncate_size), dim(0, a))``).
@@ -156,6 +159,8 @@ class InferenceOptions:
             )
 
 
+_ARGUMENT_AXES: CacheKind[ir.Operation, dict[str, tuple[ir.Value, int]]] = CacheKind(
+    "argument_axes")
 _CONST_EXTENTS: dict[int, Exact] = {}
 
 
@@ -234,6 +239,23 @@ class InferenceState:
         found = self._caches.get(kind)
         if found is None:
             found = self._caches[kind] = {}
+        return found
+
+    def argument_axes(self, func: ir.Operation) -> dict[str, tuple[ir.Value, int]]:
+        """The symbols ``func``'s arguments give values: per symbol, the first
+        argument axis whose extent (as seeded) is exactly that symbol — a
+        named axis, or the fresh symbol of an unnamed dynamic axis. An
+        expression over them can be computed anywhere in the function
+        (``tensor.dim`` of the arguments).
+        """
+        cache = self.cache(_ARGUMENT_AXES)
+        found = cache.get(func)
+        if found is None:
+            found = cache[func] = {}
+            for arg in func.regions[0].blocks[0].arguments:
+                for axis, extent in enumerate(self.defined_facts(arg).shape or ()):
+                    if isinstance(extent, Exact) and isinstance(extent.expr, Sym):
+                        found.setdefault(extent.expr.name, (arg, axis))
         return found
 
     def facts_of(self, value: ir.Value) -> ValueFacts:
@@ -318,18 +340,37 @@ class InferenceState:
 
     # -- creating facts ----------------------------------------------------------
 
-    def fresh(self, key: object | None = None, lo: int = 0, hi: int | None = None) -> Exact:
+    def fresh(self, key: object | None = None, lo: ExprLike = 0,
+              hi: ExprLike | None = None) -> Exact:
         """A fresh symbol (``_d0``, ...), the same one for the same ``key``.
+
+        This is the size of something only known at run time — a count read
+        from data, a size chosen by a condition, the number of non-zero
+        elements of a tensor — and the one way rules give such a size a
+        value range: ``[lo, hi]``, whose ends are extent expressions over
+        earlier symbols (:meth:`ExtentContext.fresh_symbol
+        <symshape_mlir.extent.ExtentContext.fresh_symbol>`). The size is
+        *exact* (the symbol is its value); the provers use the range
+        (``_d5 <= batch`` is proven when ``hi`` is ``batch``).
+
+        .. code-block:: python
+
+            # a rule for an op whose result has as many rows as %mask has
+            # true elements (NonZero, a boolean mask):
+            rows = state.fresh(op.result, 0, product(state, mask_shape).expr)
 
         Args:
             key: reuse the symbol made for this key (a value, an op and a
-                role); ``None`` always makes a new one.
+                role); ``None`` always makes a new one. A reused symbol takes
+                the range given now (a loop body inferred again).
             lo: the smallest value of the symbol.
             hi: the largest value, or ``None``.
         """
         if key is not None:
             known = self._fresh_for.get(key)
             if known is not None:
+                if not (isinstance(lo, int) and lo == 0 and hi is None):
+                    self.extents.limit(cast(Sym, known.expr).name, lo, hi)
                 return known
         symbol = self.extents.fresh_symbol(lo, hi)
         extent = Exact(symbol)
@@ -352,6 +393,56 @@ class InferenceState:
             plus, minus = self.fresh(), self.fresh()
             known = self._fresh_for[("signed", key)] = Exact(plus.expr - minus.expr)
         return known
+
+    def choose(
+        self, options: Sequence[ShapeExtent], key: object, local_mark: int | None = None
+    ) -> ShapeExtent:
+        """What is known of a size that is one of ``options``, chosen at run time
+        (an ``scf.if`` result, an ``arith.select``, a function with several
+        returns).
+
+        Exact options that are provably equal give that extent; other exact
+        options give a data-dependent size: the fresh symbol of ``key`` with
+        range ``[min(options), max(options)]`` (for values that may be
+        negative, ``min(options) + _dN`` with ``_dN`` ranging over ``[0,
+        max(options) - min(options)]``: symbols are never negative). An
+        option that is only an upper bound or unknown gives what
+        :func:`~symshape_mlir.extent.guarantee.join` gives (``ub(max(...))``,
+        or unknown).
+
+        Args:
+            options: what is known of each alternative.
+            key: names the choice (the op, the result and the axis), so the
+                same choice inferred again gets the same symbol.
+            local_mark: a :meth:`fresh_mark`; symbols made after it are local
+                to one alternative and meaningless here (an exact choice that
+                mentions one is a fresh symbol without a range, anything else
+                mentioning one is unknown).
+        """
+        def local(extent: ShapeExtent) -> bool:
+            return local_mark is not None and self.made_since(local_mark, extent)
+
+        if all(isinstance(o, Exact) for o in options):
+            exprs = [cast(Expr, o.expr) for o in options]
+            low = canon.minimum(*exprs)
+            sized = prove_nonnegative(low, self.extents, fallback=False) is True
+            if any(local(o) for o in options):
+                return self.fresh(("choice", key)) if sized else UNKNOWN
+            first = exprs[0]
+            if all(e is first or prove_eq(e, first, self.extents, fallback=False) is True
+                   for e in exprs[1:]):
+                best = first
+                for e in exprs[1:]:
+                    best = preferred(best, e)
+                return Exact(best)
+            high = canon.maximum(*exprs)
+            if sized:
+                return self.fresh(("choice", key), low, high)
+            return Exact(low + self.fresh(("choice", key), 0, high - low).expr)
+        joined = options[0]
+        for option in options[1:]:
+            joined = join(joined, option, self.extents)
+        return UNKNOWN if local(joined) else joined
 
     def value_symbols(self, value: ir.Value) -> dict[str, str]:
         """The fresh symbols inference made for the integer value of ``value``.
@@ -403,6 +494,7 @@ class InferenceState:
         condition: LazyCondition = None,
         origin: Origin | None = None,
         self_checked: bool = False,
+        checked_after: bool = False,
     ) -> ShapeExtent:
         """Records that ``a`` and ``b`` must be equal for ``op`` to be valid.
 
@@ -421,6 +513,8 @@ class InferenceState:
                 exists, and an unproven equality is rejected.
             origin: the op that weakened a side, when known.
             self_checked: the op's lowering checks it (see :class:`Obligation`).
+            checked_after: the condition reads the op's results: its check
+                goes after the op.
 
         Returns:
             The extent to use for both (with the substitution applied).
@@ -437,13 +531,13 @@ class InferenceState:
         if not (isinstance(a, Exact) and isinstance(b, Exact)):
             if verdict is Verdict.NOT_EXACT:
                 self._record(op, Kind.EQUAL, f"{what()} are equal", Status.VIOLATION,
-                             (a, b), condition, origin, self_checked)
+                             (a, b), condition, origin, self_checked, checked_after)
             return a
         x, y = a.expr, b.expr
         if verdict is Verdict.PROVEN:
             return a if x is y else Exact(preferred(x, y))
         self._record(op, Kind.EQUAL, f"{what()} are equal", Status.UNPROVEN, (a, b),
-                     condition, origin, self_checked)
+                     condition, origin, self_checked, checked_after)
         if verdict is Verdict.NAMED_APART:
             raise ShapeInferenceError(
                 op.location,
@@ -468,14 +562,14 @@ class InferenceState:
     def require_exact(
         self, extent: ShapeExtent, op: ir.Operation, field: str,
         condition: LazyCondition = None, origin: Origin | None = None,
-        self_checked: bool = False,
+        self_checked: bool = False, checked_after: bool = False,
     ) -> None:
         """Records that ``op`` needs ``extent`` as a true size (a reshape target)."""
         self.requirements += 1
         extent = self.resolve(extent)
         if extent.strength is not _EXACT:
             self._record(op, Kind.EXACT, field, Status.VIOLATION, (extent,), condition, origin,
-                         self_checked)
+                         self_checked, checked_after)
 
     def require_nonneg(
         self, extent: ShapeExtent, op: ir.Operation, field: str, condition: Condition | None,
@@ -542,12 +636,12 @@ class InferenceState:
     def _record(
         self, op: ir.Operation, kind: Kind, field: str, status: Status,
         observed: tuple[ShapeExtent, ...], condition: LazyCondition, origin: Origin | None,
-        self_checked: bool = False,
+        self_checked: bool = False, checked_after: bool = False,
     ) -> None:
         if callable(condition):
             condition = condition()
-        self.obligations.append(
-            Obligation(op, kind, field, status, observed, origin, condition, self_checked))
+        self.obligations.append(Obligation(op, kind, field, status, observed, origin, condition,
+                                           self_checked, checked_after=checked_after))
 
     def _bindable(self, expr: Expr) -> Sym | None:
         """``expr`` if it is a fresh symbol that may be bound here (made at or after the floor)."""

@@ -84,7 +84,8 @@ def emit_checks(
     obligations: Iterable[Obligation],
     bindings: MutableMapping[ir.Operation, AxisBindings] | None = None,
 ) -> None:
-    """Emits the check of each obligation before its op and marks it discharged.
+    """Emits the check of each obligation before its op (after it, for one that
+    reads the op's results) and marks it discharged.
 
     Args:
         obligations: Obligations of ops inside functions (others are skipped).
@@ -102,7 +103,8 @@ def emit_checks(
         axes = known.get(func)
         if axes is None:
             axes = known[func] = AxisBindings(func)
-        with ir.InsertionPoint(ob.op), ob.op.location:
+        at = ir.InsertionPoint.after(ob.op) if ob.checked_after else ir.InsertionPoint(ob.op)
+        with at, ob.op.location:
             emit_check(IndexBuilder(), ob, axes)
         ob.discharged = True
 

@@ -26,12 +26,15 @@ from mlir import ir
 from mlir.dialects import arith, tensor
 
 from symshape_mlir.attributes import decode_shape, enum_name
-from symshape_mlir.extent import Exact, Expr, ShapeExtent, mul, prove_eq, prove_ne
+from symshape_mlir.extent import Exact, Expr, InputAxis, ShapeExtent, mul, prove_eq, prove_ne
+from symshape_mlir.inference.obligations import Quantity
 from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.lowering.checks import lower_quantity
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, ExprLowering
 from symshape_mlir.lowering.generics import generic_copy, generic_from_body
 from symshape_mlir.lowering.index_builder import IndexBuilder
+from symshape_mlir.walk import enclosing_function
 
 __all__ = ["RULES", "LoweringState"]
 
@@ -101,12 +104,30 @@ def _const(op: ir.Operation, state: LoweringState) -> None:
     _define(op, state, state.builder.const(ir.IntegerAttr(op.attributes["value"]).value))
 
 
-@rule("symshape.dim", "symshape.bound")
+@rule("symshape.dim")
 def _dim(op: ir.Operation, state: LoweringState) -> None:
-    # The exact size is always a sound upper bound: `symshape.bound` lowers
-    # to the size of the axis once the tensor exists.
     axis = ir.IntegerAttr(op.attributes["axis"]).value
     _define(op, state, state.builder.dim(op.operands[0], axis))
+
+
+@rule("symshape.bound")
+def _bound(op: ir.Operation, state: LoweringState) -> None:
+    # Exactly the value inference gave it: the bound expression computed from
+    # the arguments' axes, or else (a fresh symbol, or the exact size) the
+    # size of the axis.
+    value = state.facts.defined_facts(op.results[0]).value
+    func = enclosing_function(op)
+    if isinstance(value, Exact) and func is not None:
+        axes = state.facts.argument_axes(func)
+        if value.expr.free_symbols <= axes.keys():
+            symbols = sorted(value.expr.free_symbols)
+            quantity = Quantity(
+                value.expr.substitute({s: InputAxis(i, axes[s][1]) for i, s in enumerate(symbols)}),
+                tuple(axes[s][0] for s in symbols))
+            where = state.exprs(op).where()
+            _define(op, state, lower_quantity(state.builder, quantity, state.axes, op, where))
+            return
+    _dim(op, state)
 
 
 @rule("symshape.runtime_scalar")

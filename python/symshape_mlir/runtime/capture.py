@@ -31,7 +31,7 @@ from typing import Any
 
 from mlir import ir
 
-from symshape_mlir.extent import Expr, ShapeExtent, dumps, loads
+from symshape_mlir.extent import Const, Expr, ShapeExtent, dumps, loads, prove_le
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, UpperBound
 from symshape_mlir.inference import InferenceState, infer
 from symshape_mlir.inference.engine import infer_function
@@ -354,6 +354,11 @@ def _size(
         loc = origin.location if origin is not None else where
         raise UnplannableSizeError(function, subject, reason, str(loc))
     outside = sorted(extent.free_symbols - allowed)
+    if outside and bound_ok:
+        # A data-dependent size with a range: the range's upper end bounds it.
+        upper = _upper_end(extent.expr, allowed, state)
+        if upper is not None:
+            return upper, True
     if outside:
         source = _first_mention(state, outside[0])
         loc = source.location if source is not None else where
@@ -366,6 +371,29 @@ def _size(
             str(loc),
         )
     return extent.expr, not extent.is_exact
+
+
+def _upper_end(expr: Expr, allowed: set[str], state: InferenceState) -> Expr | None:
+    """An upper bound of ``expr`` over ``allowed`` symbols only: the other
+    symbols replaced by the upper ends of their ranges (when the provers show
+    that bounds ``expr``), else ``None``."""
+    ctx = state.extents
+    upper = expr
+    for _ in range(8):
+        outside = upper.free_symbols - allowed
+        if not outside:
+            break
+        ends: dict[str, Expr] = {}
+        for name in outside:
+            limits = ctx.limits(name)
+            high = limits[1] if limits is not None else ctx.range_of(name)[1]
+            if high is None:
+                return None
+            ends[name] = high if isinstance(high, Expr) else Const(high)
+        upper = upper.substitute(ends)
+    if upper.free_symbols - allowed or prove_le(expr, upper, ctx) is not True:
+        return None
+    return upper
 
 
 # Ops whose tensor result is a view of their first operand's storage.

@@ -65,6 +65,17 @@ func.func @bucketed(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[batch,
   return
 }
 
+// Inference writes the value range of the fresh symbols a function's
+// annotations mention (`symshape.ranges`): `[lo, hi]`, `hi` unknown when
+// unbounded.
+// CHECK-LABEL: func.func @ranges
+// CHECK-SAME: attributes {symshape.ranges = {_d0 = #symshape.shape<[min(1, batch), max(1, batch)]>, _d3 = #symshape.shape<[0, ?]>}}
+func.func @ranges()
+    attributes {symshape.ranges = {_d0 = #symshape.shape<[min(1, batch), max(1, batch)]>,
+                                   _d3 = #symshape.shape<[0, ?]>}} {
+  return
+}
+
 // Comments around an expression are fine; only one inside it is rejected.
 // CHECK-LABEL: func.func @comments
 // CHECK-SAME: e = #symshape.expr<a + 1>

@@ -254,3 +254,37 @@ func.func @bucket_undeclared(%x: tensor<?xf32> {symshape.axes = #symshape.shape<
 // expected-error @below {{'symshape.bucket' is only valid on a function}}
 module attributes {symshape.bucket = ["batch"]} {
 }
+
+// -----
+
+// expected-error @below {{'symshape.ranges' is only valid on a function}}
+module attributes {symshape.ranges = {_d0 = #symshape.shape<[0, 4]>}} {
+}
+
+// -----
+
+// expected-error @below {{'symshape.ranges' must be a dictionary from fresh symbols to #symshape.shape<[lo, hi]>}}
+func.func @ranges_kind() attributes {symshape.ranges = [#symshape.shape<[0, 4]>]} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'symshape.ranges' names 'batch', which is not a fresh symbol (_dN)}}
+func.func @ranges_named() attributes {symshape.ranges = {batch = #symshape.shape<[0, 4]>}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'symshape.ranges' gives '_d1' a range that is not #symshape.shape<[lo, hi]> with an exact lo and an exact or unknown hi}}
+func.func @ranges_bound() attributes {symshape.ranges = {_d1 = #symshape.shape<[0, ub(n)]>}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'symshape.ranges' gives '_d1' a range that is not #symshape.shape<[lo, hi]> with an exact lo and an exact or unknown hi}}
+func.func @ranges_rank() attributes {symshape.ranges = {_d1 = #symshape.shape<[0]>}} {
+  return
+}

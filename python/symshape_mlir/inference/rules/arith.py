@@ -311,8 +311,9 @@ def _select(op: ir.Operation, state: InferenceState) -> Facts:
                 not len(flags) == len(left) == len(right):
             return [ValueFacts(shape=shape)]
         elements: list[ShapeExtent] = []
-        for flag, x, y in zip(flags, left, right, strict=True):
+        for i, (flag, x, y) in enumerate(zip(flags, left, right, strict=True)):
             known = const_int(flag)
-            elements.append(g.join(x, y, state.extents) if known is None else (x if known else y))
+            elements.append(state.choose([x, y], (op, 0, ("element", i))) if known is None
+                            else (x if known else y))
         return [ValueFacts(shape=shape, elements=tuple(elements))]
-    return [join_facts(state.facts_of(a), state.facts_of(b), op, state)]
+    return [join_facts([state.facts_of(a), state.facts_of(b)], op, state)]

@@ -146,10 +146,19 @@ def size_extent(
     fails the call instead of reaching an allocation).
     """
     known = state.value(value)
-    if op is not None and not (isinstance(known, Exact) and known.expr.is_nonnegative):
+    if op is not None and not (isinstance(known, Exact) and known.expr.is_nonnegative) \
+            and not _is_tensor_dim(value):
         state.require_nonneg(known, op, field,
                              (Compare("le", Quantity.const(0), Quantity.scalar(value)),))
     return known if known.strength is not _UNKNOWN else state.fresh(value)
+
+
+def _is_tensor_dim(value: ir.Value) -> bool:
+    """Whether ``value`` is a ``tensor.dim``: a size, never negative."""
+    owner = value.owner
+    if isinstance(owner, ir.OpView):
+        owner = owner.operation
+    return isinstance(owner, ir.Operation) and owner.name == "tensor.dim"
 
 
 def result_dims(

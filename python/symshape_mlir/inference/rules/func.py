@@ -10,9 +10,10 @@ as a unification), and the returned facts are instantiated over those
 bindings with :func:`~symshape_mlir.extent.guarantee.instantiate` (so an
 upper bound or an unknown passed in weakens exactly the results that depend
 on it). A fresh symbol of the callee that is not a parameter (a
-data-dependent size inside it), or a parameter the call cannot bind,
-becomes a fresh symbol of the call site; other named symbols are global and
-stay.
+data-dependent size inside it) becomes a fresh symbol of the call site with
+the callee's value range instantiated there (its ends that stay exact), a
+parameter the call cannot bind a fresh symbol without a range; other named
+symbols are global and stay.
 
 A call to a declaration (or a recursive call, while its callee is being
 inferred) knows nothing of the callee: every dynamic result axis is a fresh
@@ -31,7 +32,14 @@ from mlir import ir
 
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.expr import Sym
-from symshape_mlir.extent.guarantee import UNKNOWN, ShapeExtent, Strength, UpperBound, instantiate
+from symshape_mlir.extent.guarantee import (
+    UNKNOWN,
+    Exact,
+    ShapeExtent,
+    Strength,
+    UpperBound,
+    instantiate,
+)
 from symshape_mlir.inference.engine import FUNCTIONS, infer_function
 from symshape_mlir.inference.facts import Origin, ValueFacts
 from symshape_mlir.inference.obligations import Quantity
@@ -108,8 +116,18 @@ def _call(op: ir.Operation, state: InferenceState) -> Facts:
     def symbol_of(symbol: str) -> ShapeExtent | None:
         if symbol in bound:
             return bound[symbol]
-        if symbol in parameters or is_fresh_name(symbol):
+        if symbol in parameters:
             return state.fresh(("call", op, symbol))
+        if is_fresh_name(symbol):
+            # A data-dependent size of the callee keeps its range, at the call.
+            limits = state.extents.limits(symbol)
+            if limits is None:
+                low, high = state.extents.range_of(symbol)
+                return state.fresh(("call", op, symbol), low, high)
+            ends = [None if end is None else at_call(Exact(end)) for end in limits]
+            return state.fresh(("call", op, symbol),
+                               ends[0].expr if isinstance(ends[0], Exact) else 0,
+                               ends[1].expr if isinstance(ends[1], Exact) else None)
         return None
 
     here = Origin(op.name, op.location)

@@ -60,7 +60,7 @@ from symshape_mlir.extent.canon import ceildiv, floordiv, minimum
 from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, UpperBound
 from symshape_mlir.inference.facts import ValueFacts
-from symshape_mlir.inference.obligations import Compare, Quantity
+from symshape_mlir.inference.obligations import NO_CHECK, Compare, Quantity
 from symshape_mlir.inference.registry import register
 from symshape_mlir.inference.rules.common import dense_i64, same_dims
 from symshape_mlir.inference.state import CacheKind, InferenceState, describe
@@ -392,8 +392,11 @@ def _inits_are_sizes(
     loops: Loops | None,
 ) -> None:
     """Init axes no input axis shares a loop with are true sizes the op
-    iterates over: they must be exact (no run-time check can relate them to
-    anything). Every init axis of an op whose loops are not modelled is one."""
+    iterates over: they must be exact. Nothing relates them to another
+    extent, so deferred (``mode=defer``) they need no run-time check: the op
+    iterates over the init's own size, as ``symshape.broadcast_in_dim`` does
+    over an added axis. Every init axis of an op whose loops are not modelled
+    is one."""
     covered = set()
     if loops is not None:
         covered = {loop for axes in loops[:inits] for loop in axes or () if loop >= 0}
@@ -403,7 +406,8 @@ def _inits_are_sizes(
             if init_loops is not None and init_loops[axis] in covered:
                 continue
             name = "broadcast init" if op.name == "linalg.broadcast" else f"init #{index}"
-            state.require_exact(extent, op, f"{name} extent {axis}", origin=init.origin(axis))
+            state.require_exact(extent, op, f"{name} extent {axis}", NO_CHECK,
+                                init.origin(axis))
 
 
 @register("linalg.*", regions="skip", typed=True)

@@ -1,18 +1,29 @@
 """Shape rules of ``scf.if`` and ``scf.for`` (regions, joins and a fixed point).
 
 ``scf.if``
-    Both branches are inferred; each result is the join of the two yielded
-    values (:func:`~symshape_mlir.extent.guarantee.join` per axis): provably
-    equal exact extents stay exact, otherwise an upper bound via ``max``,
-    otherwise unknown. An extent mentioning a fresh symbol made inside a
-    branch (a data-dependent size there) is unknown outside. When the
-    condition is decided (an ``arith.cmpi`` the provers settle), the results
-    are the taken branch's.
+    Both branches are inferred; each result is the choice between the two
+    yielded values (:func:`~symshape_mlir.inference.engine.join_facts`):
+    provably equal exact extents stay exact, other exact ones become a
+    data-dependent size (a fresh exact symbol ranging from their ``min`` to
+    their ``max``), an upper bound gives an upper bound via ``max``, else
+    unknown. An extent mentioning a fresh symbol made inside a branch (a
+    data-dependent size there) is a fresh symbol without a range outside
+    (unknown if not exact). When the condition is decided (an
+    ``arith.cmpi`` the provers settle), the results are the taken branch's.
+
+    .. code-block:: mlir
+
+        %r = scf.if %p -> (tensor<?xf32>) {
+          scf.yield %x : tensor<?xf32>        // [batch]
+        } else {
+          scf.yield %c : tensor<?xf32>        // [4]
+        }
+        // %r: [_d0], min(4, batch) <= _d0 <= max(4, batch)
 
 ``scf.for`` — the fixed-point rule
     The induction variable is a fresh symbol ``_dN``, exact within one
-    iteration, ranging over ``[lb, ub - 1]`` when the bounds are constants
-    (unknown when ``lb`` may be negative). Loop-carried values start as the
+    iteration, ranging over ``[lb, ub - 1]`` (unknown when ``lb`` may be
+    negative). Loop-carried values start as the
     init operands' facts (the hypothesis: every carried extent is loop
     invariant) and the body is inferred. A carried extent is *stable* when
     the yielded one provably keeps it: an exact extent must come back
@@ -29,12 +40,17 @@
     exact). An unstable one, with ``y`` the yielded extent of the last
     pass, is
 
-    * ``join(init, y)`` when ``y`` mentions no symbol local to the loop (the
-      induction variable, ``_dM``, data-dependent sizes of the body): the
-      result is the init (zero trips) or that same ``y``;
-    * ``ub(init)`` when ``y`` is provably at most ``_dM`` (the extent never
-      grows: by induction it stays below the init's);
-    * unknown otherwise (it may grow every iteration).
+    * the choice between ``init`` and ``y`` when ``y`` mentions no symbol
+      local to the loop (the induction variable, ``_dM``, data-dependent
+      sizes of the body): the result is the init (zero trips) or that same
+      ``y`` (:meth:`~symshape_mlir.inference.state.InferenceState.choose`:
+      a fresh symbol ranging between them when both are exact);
+    * when ``y`` is provably at most ``_dM`` (the extent never grows: by
+      induction it stays below the init's): a fresh exact symbol ranging
+      over ``[0, init]`` when the init and ``y`` are exact, else
+      ``ub(init)``;
+    * otherwise (it may grow every iteration) a fresh exact symbol without
+      a range when the init and ``y`` are exact, else unknown.
 
     Non-exact results name the ``scf.for`` as their origin.
 """
@@ -43,7 +59,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, UpperBound, join
+from symshape_mlir.extent.guarantee import UNKNOWN, Exact, ShapeExtent, Strength, UpperBound
 from symshape_mlir.extent.prove import prove_le, prove_nonnegative
 from symshape_mlir.inference.engine import implied, infer_nested, join_facts
 from symshape_mlir.inference.facts import Origin, ValueFacts
@@ -91,7 +107,8 @@ def _if(op: ir.Operation, state: InferenceState) -> Facts:
             taken = state.facts_of(a if condition else b)
             results.append(ValueFacts(taken.shape, taken.value, taken.elements, taken.origins))
         else:
-            results.append(join_facts(state.facts_of(a), state.facts_of(b), op, state, mark))
+            results.append(join_facts([state.facts_of(a), state.facts_of(b)], op, state, mark,
+                                      len(results)))
     return results
 
 
@@ -139,25 +156,28 @@ def _induction(op: ir.Operation, state: InferenceState) -> ShapeExtent:
     lower, upper = state.value(op.operands[0]), state.value(op.operands[1])
     if not isinstance(lower, Exact) or prove_nonnegative(lower.expr, state.extents) is not True:
         return UNKNOWN
-    lo = const_int(lower) or 0
-    hi = const_int(upper)
-    hi = None if hi is None else max(lo, hi - 1)
-    return state.fresh(("scf.for induction", op), lo, hi)
+    hi = upper.expr - 1 if isinstance(upper, Exact) else None
+    return state.fresh(("scf.for induction", op), lower.expr, hi)
 
 
 def _result_extent(
     init: ShapeExtent, yielded: ShapeExtent, carried: Exact | None, mark: int,
-    state: InferenceState,
+    state: InferenceState, key: object,
 ) -> ShapeExtent:
     bound = yielded.expr
     if bound is None:
         return UNKNOWN
     if not state.made_since(mark, yielded):
-        return join(init, yielded, state.extents)
+        return state.choose([init, yielded], key)
+    exact = isinstance(init, Exact) and isinstance(yielded, Exact)
     if carried is not None and init.expr is not None and \
             prove_le(bound, carried.expr, state.extents) is True:
-        return UpperBound(init.expr)
-    return UNKNOWN
+        # Never grows: at most the init's, and a true size when every
+        # iteration's is.
+        return state.fresh(("scf.for result", key), 0, init.expr) if exact \
+            else UpperBound(init.expr)
+    # (A value, carried is None, may be negative: no symbol stands for it.)
+    return state.fresh(("scf.for result", key)) if exact and carried is not None else UNKNOWN
 
 
 def _loop_result(
@@ -172,7 +192,7 @@ def _loop_result(
             if (index, axis) in varying and yielded.shape is not None:
                 extent = _result_extent(
                     extent, yielded.shape[axis], _carried_extent(op, index, axis, state), mark,
-                    state)
+                    state, (op, index, axis))
                 found.append(None if extent.strength is _EXACT else here)
             else:
                 found.append(init.origin(axis))
@@ -180,13 +200,15 @@ def _loop_result(
         shape, origins = tuple(extents), tuple(found)
     value = init.value
     if (index, _VALUE) in varying:
-        value = _result_extent(init.value or UNKNOWN, yielded.value or UNKNOWN, None, mark, state)
+        value = _result_extent(init.value or UNKNOWN, yielded.value or UNKNOWN, None, mark, state,
+                               (op, index, "value"))
     elements = init.elements
     if (index, _ELEMENTS) in varying:
         elements = None
         if yielded.elements is not None and init.elements is not None:
-            elements = tuple(_result_extent(a, b, None, mark, state)
-                             for a, b in zip(init.elements, yielded.elements, strict=False))
+            elements = tuple(_result_extent(a, b, None, mark, state, (op, index, "element", i))
+                             for i, (a, b) in enumerate(
+                                 zip(init.elements, yielded.elements, strict=False)))
     return ValueFacts(shape, value, elements, origins)
 
 

@@ -30,6 +30,7 @@ from symshape_mlir.inference.rules.common import (
     with_origins,
 )
 from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.walk import enclosing_function
 
 __all__: list[str] = []
 
@@ -48,10 +49,28 @@ def _dim(op: ir.Operation, state: InferenceState) -> Facts:
 
 @register("symshape.bound")
 def _bound(op: ir.Operation, state: InferenceState) -> Facts:
-    # Only an upper bound, whatever is known of the axis: this value may size
-    # allocations but never stands for the true size.
+    """The value of a bound is exactly the bound expression ``b`` of the axis
+    (``ub(b)``, or its exact extent ``b``) when the function's arguments
+    give every symbol of ``b`` (resolve computes ``b`` from them); otherwise
+    it is the axis size itself, a fresh exact symbol ranging over ``[0, b]``.
+    Either way a tensor sized by it has an exact extent; the bounded tensor's
+    own extent stays what it was.
+
+    .. code-block:: mlir
+
+        %t = symshape.dynamic_truncate %x, %n axis 0 : ...  // [ub(batch), 4]
+        %cap = symshape.bound %t, 0 : tensor<?x4xf32>      // value: batch
+        %e = tensor.empty(%cap_index) : tensor<?x4xf32>    // [batch, 4]
+    """
     extent = state.shape(op.operands[0], op)[int_attr(op, "axis")]
-    return [ValueFacts(value=UpperBound(extent.expr) if extent.expr is not None else UNKNOWN)]
+    bound = extent.expr
+    if isinstance(extent, Exact):
+        return [ValueFacts(value=extent)]
+    func = enclosing_function(op)
+    if bound is not None and func is not None and \
+            bound.free_symbols <= state.argument_axes(func).keys():
+        return [ValueFacts(value=Exact(bound))]
+    return [ValueFacts(value=state.fresh(("bound", op), 0, bound))]
 
 
 def _semantics(op: ir.Operation) -> str:

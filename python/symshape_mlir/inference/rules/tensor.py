@@ -332,11 +332,15 @@ def _expand_shape(op: ir.Operation, state: InferenceState) -> Facts:
     source = state.shape(operands[0], op)
     extents = mixed_sizes(op, state, "static_output_shape", operands[1:])
     quantities = mixed_quantities(op, state, "static_output_shape", operands[1:])
-    for axis, extent in enumerate(extents):
-        state.require_exact(extent, op, f"expand_shape output size {axis}",
-                            origin=value_origin(state, operands[1]) if len(operands) > 1
-                            else None)
     for group_index, axes in enumerate(_reassociation(op, state)):
+        # The one run-time check of a group: its sizes multiply to the source
+        # axis (it also establishes an output size known only as a bound).
+        count = same_size(Quantity.dim(operands[0], group_index),
+                          Quantity.of(canon_mul, *(quantities[a] for a in axes)))
+        for axis in axes:
+            state.require_exact(extents[axis], op, f"expand_shape output size {axis}", count,
+                                value_origin(state, operands[1]) if len(operands) > 1
+                                else None)
         if not all(extents[axis].is_exact for axis in axes):
             continue
         total = product(state, [extents[axis] for axis in axes])
@@ -344,9 +348,7 @@ def _expand_shape(op: ir.Operation, state: InferenceState) -> Facts:
             source[group_index], total, op,
             describe("source axis {} and the product of result axes {}", group_index,
                      list(axes)),
-            same_size(Quantity.dim(operands[0], group_index),
-                      Quantity.of(canon_mul, *(quantities[a] for a in axes))),
-            state.origins(operands[0])[group_index])
+            count, state.origins(operands[0])[group_index])
     return [ValueFacts(shape=tuple(extents), elements=_same_elements(op, state))]
 
 

@@ -2,8 +2,9 @@
 
 An upper bound is never a shape; when it is a constant it still tells IREE
 something useful. After an op whose result has a dynamic axis bounded by a
-constant, the axis size is wrapped in ``util.assume.int`` and the value in
-``flow.tensor.tie_shape``:
+constant (an upper bound, or a size chosen at run time — a fresh symbol —
+whose value range has a constant top), the axis size is wrapped in
+``util.assume.int`` and the value in ``flow.tensor.tie_shape``:
 
 .. code-block:: mlir
 
@@ -20,6 +21,9 @@ from __future__ import annotations
 
 from mlir import ir
 
+from symshape_mlir.extent.context import is_fresh_name
+from symshape_mlir.extent.expr import Sym
+from symshape_mlir.extent.prove import bounds as value_bounds
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.iree.barriers import dynamic_sizes, redirect, tie_shape
 from symshape_mlir.walk import collect_ops
@@ -33,10 +37,15 @@ def _constant_bounds(facts: InferenceState, value: ir.Value) -> dict[int, int]:
     type_ = ir.RankedTensorType(value.type)
     bounds = {}
     for axis, extent in enumerate(shape):
-        if type_.is_dynamic_dim(axis) and extent.is_upper_bound and extent.expr is not None:
+        if not type_.is_dynamic_dim(axis) or extent.expr is None:
+            continue
+        constant = None
+        if extent.is_upper_bound:
             constant = extent.expr.const_value
-            if constant is not None and constant >= 0:
-                bounds[axis] = constant
+        elif isinstance(extent.expr, Sym) and is_fresh_name(extent.expr.name):
+            constant = value_bounds(extent.expr, facts.extents)[1]
+        if constant is not None and constant >= 0:
+            bounds[axis] = constant
     return bounds
 
 
