@@ -313,15 +313,24 @@ def compare_call(
 ) -> list[Mismatch]:
     """Checks one call against the reference."""
     summary.calls += 1
-    # A bound evaluates to some upper bound of the size: the declared one or
-    # the size itself (what resolve emits for a truncation) are both right.
+
+    def found(kind: str, culprit: str, detail: str) -> list[Mismatch]:
+        return [Mismatch(kind, mode, culprit, program, detail, binding, inputs)]
+
+    # A bound evaluates to exactly what inference says (its expression over the
+    # arguments' axes, or the axis size itself); without that, to any upper
+    # bound of the size: the declared one or the size itself.
+    bounds = bound_values(program, fe, inputs)
     candidates: list[list[np.ndarray]] = []
     invalids: list[Invalid] = []
-    for actual_bounds in (False, True) if program.uses_bound else (False,):
+    for actual_bounds in (False, True) if program.uses_bound and bounds is None else (False,):
         try:
-            candidates.append(program.reference(inputs, actual_bounds=actual_bounds))
+            candidates.append(
+                program.reference(inputs, actual_bounds=actual_bounds, bounds=bounds))
         except Invalid as error:
             invalids.append(error)
+        except soundness_gen.BoundBelowSize as error:
+            return found("false-upper-bound", "symshape.bound", str(error))
     if candidates and not invalids:
         summary.valid_calls += 1
     elif not candidates:
@@ -329,9 +338,6 @@ def compare_call(
     else:
         summary.unspecified_calls += 1
     invalid = invalids[0] if invalids else None
-
-    def found(kind: str, culprit: str, detail: str) -> list[Mismatch]:
-        return [Mismatch(kind, mode, culprit, program, detail, binding, inputs)]
 
     if isinstance(outcome, soundness_child.Died):
         culprit = invalid.op if invalid else "valid input"
@@ -382,6 +388,30 @@ def compare_call(
         kind = text.split(":", 1)[0]
         out += found(kind, program.result_ops[j], text)
     return out
+
+
+def bound_values(
+    program: Program, fe: soundness_frontend.FrontendResult, inputs: list[np.ndarray]
+) -> dict[str, int | None] | None:
+    """Per ``symshape.bound`` of the program (its SSA name), what it evaluates to on
+    ``inputs`` (None: the axis size); None when the compiler's values are not known."""
+    from symshape_mlir.extent import ExtentError, parse_expr
+
+    names = re.findall(r"%(\w+) = symshape\.bound", program.text)
+    if not names or len(names) != len(fe.bounds):
+        return None
+    values: dict[str, int | None] = {}
+    for name, known in zip(names, fe.bounds, strict=True):
+        if known is None:
+            values[name] = None
+            continue
+        text, sources = known
+        sizes = {s: int(inputs[i].shape[axis]) for s, (i, axis) in sources.items()}
+        try:
+            values[name] = parse_expr(text).evaluate(sizes)
+        except ExtentError:
+            return None  # the call fails before the bound (a division by zero)
+    return values
 
 
 def _same(got: list[np.ndarray], want: list[np.ndarray]) -> bool:

@@ -48,6 +48,10 @@ class FrontendResult:
         error: The internal error or resolve failure, if any.
         requirements: In defer mode, the requirements the ops made.
         static: In defer mode, how many of them need no run-time check.
+        bounds: Per ``symshape.bound`` of the function, in order, the value
+            inference gives it as resolve computes it: its expression and,
+            per symbol, the argument axis ``(argument, axis)`` that gives
+            it; None where it is the axis size itself.
     """
 
     verdict: str
@@ -57,6 +61,9 @@ class FrontendResult:
     error: str | None = None
     requirements: int = 0
     static: int = 0
+    bounds: list[tuple[str, dict[str, tuple[int, int]]] | None] = dataclasses.field(
+        default_factory=list
+    )
 
 
 def setup(_: Any) -> Any:
@@ -120,6 +127,35 @@ def _requirements(text: str) -> tuple[int, int]:
     return report.requirements, report.static
 
 
+def _bounds(text: str, fname: str) -> list[tuple[str, dict[str, tuple[int, int]]] | None]:
+    """What each ``symshape.bound`` of @fname evaluates to (see `FrontendResult.bounds`)."""
+    from mlir import ir
+
+    from symshape_mlir.extent import Exact
+    from symshape_mlir.inference import InferenceError, infer
+    from symshape_mlir.walk import collect_ops
+
+    try:
+        module = ir.Module.parse(text)
+        state = infer(module.operation)
+    except (ir.MLIRError, InferenceError):
+        return []
+    func = next(op for op in collect_ops(module.operation, lambda o: o.name == "func.func")
+                if ir.StringAttr(op.attributes["sym_name"]).value == fname)
+    arguments = list(func.regions[0].blocks[0].arguments)
+    axes = state.argument_axes(func)
+    out: list[tuple[str, dict[str, tuple[int, int]]] | None] = []
+    for op in collect_ops(func, lambda o: o.name == "symshape.bound"):
+        value = state.defined_facts(op.results[0]).value
+        if isinstance(value, Exact) and value.expr.free_symbols <= axes.keys():
+            sources = {s: (arguments.index(axes[s][0]), axes[s][1])
+                       for s in value.expr.free_symbols}
+            out.append((str(value.expr), sources))
+        else:
+            out.append(None)
+    return out
+
+
 def _claims(module: Any, fname: str) -> list[str | None]:
     for op in module.body.operations:
         if op.operation.name != "func.func":
@@ -150,6 +186,7 @@ def handle(_: Any, job: tuple[str, str, str]) -> FrontendResult:
             module, error = _run(text, INFER_VERIFY)
             if error is None:
                 result = FrontendResult("accepted", claims=_claims(module, fname))
+                result.bounds = _bounds(text, fname)
             else:
                 result = FrontendResult("rejected", diagnostics=_diagnostics(error))
                 annotated, _ = _run(text, INFER)
@@ -160,6 +197,7 @@ def handle(_: Any, job: tuple[str, str, str]) -> FrontendResult:
                 return result
             if mode == "defer":
                 result.requirements, result.static = _requirements(text)
+                result.bounds = _bounds(text, fname)
             resolved, error = _run(text, pipeline)
             if resolved is None:
                 result.error = "; ".join(m for _, m in _diagnostics(error))

@@ -43,6 +43,7 @@ import numpy as np
 __all__ = [
     "ArgSpec",
     "Binding",
+    "BoundBelowSize",
     "Invalid",
     "Program",
     "generate",
@@ -56,6 +57,10 @@ Env = dict[str, Any]
 
 Binding = dict[str, int]
 """Named axes and scalar values of one call: a, b, c, m, n0, n1, n2 (+ perturbations)."""
+
+
+class BoundBelowSize(Exception):
+    """A ``symshape.bound`` evaluates below the size of its axis: not a bound."""
 
 
 class Invalid(Exception):
@@ -147,20 +152,27 @@ class Program:
     seed: int
 
     def reference(
-        self, inputs: Sequence[np.ndarray], *, actual_bounds: bool = False
+        self,
+        inputs: Sequence[np.ndarray],
+        *,
+        actual_bounds: bool = False,
+        bounds: dict[str, int | None] | None = None,
     ) -> list[np.ndarray]:
         """numpy's results for the inputs.
 
         Args:
             inputs: The arguments.
-            actual_bounds: ``symshape.bound`` may evaluate to any upper bound
-                of the size: False takes the declared one (the source's
+            actual_bounds: what ``symshape.bound`` evaluates to when ``bounds``
+                does not say: False takes the declared one (the source's
                 bound), True the size itself (the tightest one).
+            bounds: per ``symshape.bound`` (its SSA name), the value the
+                compiler gives it: an integer, or None for the axis size.
 
         Raises:
             Invalid: The inputs violate a requirement of the program.
+            BoundBelowSize: A value in ``bounds`` is below its axis size.
         """
-        env: Env = {"__actual_bounds": actual_bounds}
+        env: Env = {"__actual_bounds": actual_bounds, "__bounds": bounds or {}}
         check_axes(self.args, inputs)
         for spec, value in zip(self.args, inputs, strict=True):
             env[spec.name] = value
@@ -263,9 +275,18 @@ class _Builder:
             self.emit(f"%{ext} = symshape.bound %{v.name}, {axis} : {v.ty}")
             bnd = v.bnd[axis]
 
-            def run(env: Env, n: str = name, bnd: Callable[[Env], int] = bnd) -> None:
+            def run(
+                env: Env, n: str = name, e: str = ext, bnd: Callable[[Env], int] = bnd
+            ) -> None:
                 actual = int(env[v.name].shape[axis])
-                env[n] = actual if env["__actual_bounds"] else int(bnd(env))
+                given = env["__bounds"]
+                if e in given:
+                    value = actual if given[e] is None else given[e]
+                    if value < actual:
+                        raise BoundBelowSize(f"symshape.bound %{e} is {value}, its axis {actual}")
+                    env[n] = value
+                else:
+                    env[n] = actual if env["__actual_bounds"] else int(bnd(env))
 
             self.step(run)
         else:
