@@ -225,9 +225,10 @@ class InferenceState:
         self._bind_floor = 0
         #: What the ops inferred so far require (see :mod:`.obligations`).
         self.obligations: list[Obligation] = []
-        #: How many requirements rules asked for, proven ones included (those
-        #: are not kept as obligations): ``requirements - len(obligations)``
-        #: were established statically.
+        #: How many requirements the ops made, proven ones included (those
+        #: are not kept as obligations, and rules count the ones that hold as
+        #: written, such as two operands of one extent, without asking):
+        #: ``requirements - len(obligations)`` were established statically.
         self.requirements = 0
         #: Ops whose existing annotation is kept as written (``policy=skip``).
         self.kept_annotations: set[ir.Operation] = set()
@@ -369,8 +370,7 @@ class InferenceState:
         if key is not None:
             known = self._fresh_for.get(key)
             if known is not None:
-                if not (isinstance(lo, int) and lo == 0 and hi is None):
-                    self.extents.limit(cast(Sym, known.expr).name, lo, hi)
+                self.extents.limit(cast(Sym, known.expr).name, lo, hi)
                 return known
         symbol = self.extents.fresh_symbol(lo, hi)
         extent = Exact(symbol)

@@ -146,10 +146,12 @@ def size_extent(
     fails the call instead of reaching an allocation).
     """
     known = state.value(value)
-    if op is not None and not (isinstance(known, Exact) and known.expr.is_nonnegative) \
-            and not _is_tensor_dim(value):
-        state.require_nonneg(known, op, field,
-                             (Compare("le", Quantity.const(0), Quantity.scalar(value)),))
+    if op is not None:
+        if (isinstance(known, Exact) and known.expr.is_nonnegative) or _is_tensor_dim(value):
+            state.requirements += 1  # holds as written
+        else:
+            state.require_nonneg(known, op, field,
+                                 (Compare("le", Quantity.const(0), Quantity.scalar(value)),))
     return known if known.strength is not _UNKNOWN else state.fresh(value)
 
 

@@ -68,6 +68,8 @@ def unify_operand_shapes(
                     describe("axis {} of operand #0 and operand #{}", axis, index),
                     same_dims(first_value, axis, value, axis),
                     facts.origin(axis) or first.origin(axis))
+            else:
+                state.requirements += 1  # holds as written
     if first is None or shape is None:
         return None
     return ValueFacts(shape=tuple(shape), origins=first.origins)

@@ -370,6 +370,7 @@ def _destination_passing(op: ir.Operation, state: InferenceState) -> Facts:
                 if (known is extent and known.strength is not _UNKNOWN) or (
                         known.strength is _EXACT and extent.strength is _EXACT
                         and known.expr is extent.expr):
+                    state.requirements += 1  # holds as written
                     continue
                 known = state.unify(
                     known, extent, op, describe(

@@ -249,8 +249,10 @@ def _cast(op: ir.Operation, state: InferenceState) -> Facts:
         return [ValueFacts(elements=source.elements)]
     shape = list(source.shape)
     for axis, static in enumerate(result.shape):
-        if static == DYNAMIC or (
-                shape[axis].strength is _EXACT and const_int(shape[axis]) == static):
+        if static == DYNAMIC:
+            continue
+        if shape[axis].strength is _EXACT and const_int(shape[axis]) == static:
+            state.requirements += 1  # holds as written
             continue
         # The cast asserts the size: a fact only once established (a bound
         # provably below it is an error of the unification).
