@@ -22,7 +22,9 @@ class InferShapes(ModulePass):
     (:mod:`symshape_mlir.inference.rules`) derives its results' extents with
     their guarantee. Every op with a tensor result gets ``symshape.shape``;
     scalar and shape-tensor results whose value is known get
-    ``symshape.value``.
+    ``symshape.value``; a function whose annotations mention data-dependent
+    sizes with a value range gets ``symshape.ranges`` (``{_d0 =
+    #symshape.shape<[min(1, batch), max(1, batch)]>}``).
 
     Before::
 

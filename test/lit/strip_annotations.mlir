@@ -55,3 +55,14 @@ module attributes {symshape.shape = []} {
 func.func @plain(%n: index) -> index {
   return %n : index
 }
+
+// -----
+
+// The value ranges inference writes on a function go too.
+// CHECK-LABEL: func.func @ranged
+// CHECK-SAME:    (%{{.*}}: tensor<?xf32>) {
+// CHECK-NOT:     symshape.ranges
+func.func @ranged(%x: tensor<?xf32>)
+    attributes {symshape.ranges = {_d0 = #symshape.shape<[0, 4]>}} {
+  return
+}
