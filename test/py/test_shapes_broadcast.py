@@ -135,7 +135,8 @@ def test_symbolic_policy_never_assumes(shapes: list[list[int | str]]) -> None:
     if static_error is not None and static_error.reason is not None:
         assert _named_apart(shapes)
         return
-    assert not _named_apart(shapes)
+    if static_error is None:
+        assert not _named_apart(shapes)
     adopting = any(c.kind == "adopt" for c in result.checks) if result is not None else False
     for a_val, b_val, d_val in itertools.product(range(4), repeat=3):
         bindings = {"a": a_val, "b": b_val, "_d0": d_val}
