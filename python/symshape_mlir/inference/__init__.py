@@ -8,7 +8,10 @@ value; :func:`annotate` writes them as ``symshape.shape`` /
 * :mod:`~symshape_mlir.inference.engine` — functions, blocks, the merge
   policies and joins;
 * :mod:`~symshape_mlir.inference.state` — facts, fresh symbols and the
-  unification of fresh symbols with the extents they must equal;
+  unification of fresh symbols with the extents they must equal; a rule gives
+  a data-dependent size (a count of true elements, a size chosen at run
+  time) a value range with ``state.fresh(key, lo, hi)``, ends being extent
+  expressions (``state.fresh(op.result, 0, rows * cols)``);
 * :mod:`~symshape_mlir.inference.registry` — rules by op name;
 * :mod:`~symshape_mlir.inference.rules` — one module per op family
   (``scf.for``'s fixed-point rule is documented in
