@@ -153,12 +153,12 @@ def test_unsupported_op_is_located() -> None:
     model = _model(
         [
             helper.make_node("Relu", ["x"], ["h"]),
-            helper.make_node("Resize", ["h"], ["y"], name="up"),
+            helper.make_node("Det", ["h"], ["y"], name="det"),
         ],
         [_info("x", ["n"])], [_info("y", None)],
     )
     assert _error(model) == (
-        "<onnx>:2: Resize node 'up' (opset 17): ONNX Resize version 13 is not supported"
+        "<onnx>:2: Det node 'det' (opset 17): ONNX Det version 11 is not supported"
     )
 
 
@@ -226,7 +226,7 @@ def test_cli(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "symshape.axes = #symshape.shape<[batch, 4]>" in out.read_text()
-    bad = _model([helper.make_node("Resize", ["x"], ["y"], name="up")], [_info("x", [2])],
+    bad = _model([helper.make_node("Det", ["x"], ["y"], name="det")], [_info("x", [2])],
                  [_info("y", None)])
     onnx.save(bad, tmp_path / "bad.onnx")
     done = subprocess.run(
@@ -235,8 +235,8 @@ def test_cli(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert done.stderr == (
-        f"{tmp_path / 'bad.onnx'}:1: error: Resize node 'up' (opset 17): "
-        "ONNX Resize version 13 is not supported\n"
+        f"{tmp_path / 'bad.onnx'}:1: error: Det node 'det' (opset 17): "
+        "ONNX Det version 11 is not supported\n"
     )
 
 

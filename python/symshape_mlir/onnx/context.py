@@ -71,6 +71,9 @@ class GraphState:
 
     trace: FunctionTrace
     values: dict[str, Value] = field(default_factory=dict)
+    #: Why a value is not known data: the node and element that could not be
+    #: decided at import time (``Equal node 'eq' cannot decide element [0] (batch == 1)``).
+    undecided: dict[str, str] = field(default_factory=dict)
     #: Tensors built from known data, by the data's id (the data kept alive beside).
     _tensors: dict[int, tuple[Value, Tensor]] = field(default_factory=dict)
 
@@ -209,9 +212,11 @@ class NodeContext:
         """
         known = Known.of(self.value(index, what))
         if known is None:
+            why = self.graph.undecided.get(self.node.input[index])
             self.error(
                 f"input {index} ({what}) must be known when the model is imported: a constant, "
                 "an initializer, or computed from tensor shapes"
+                + (f"; it depends on how the axes are bound: {why}" if why else "")
             )
         return known
 

@@ -36,8 +36,8 @@ from symshape_mlir.frontend.tracer import FunctionTrace
 from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
 from symshape_mlir.onnx.context import GraphState, NodeContext, onnx_dtype, onnx_type_name
 from symshape_mlir.onnx.errors import OnnxImportError
-from symshape_mlir.onnx.registry import lookup
-from symshape_mlir.onnx.values import Literal, Value, shape_of
+from symshape_mlir.onnx.registry import lookup, lookup_evaluator
+from symshape_mlir.onnx.values import Literal, Undecided, Value, shape_of
 from symshape_mlir.shapes.errors import ShapeError
 from symshape_mlir.shapes.shape import Shape
 
@@ -208,6 +208,7 @@ def _literal(init: onnx.TensorProto, where: SourceLocation) -> Literal:
 def _import_node(
     state: GraphState, node: onnx.NodeProto, index: int, opset: int, file: str
 ) -> None:
+    """Imports one node: evaluated when its inputs are known data, else by its importer."""
     label = node.name or f"{node.op_type}_{index}"
     where = SourceLocation(file, index + 1, 1, f"{node.op_type} {label!r}", label)
     if node.domain not in _DEFAULT_DOMAINS:
@@ -216,15 +217,24 @@ def _import_node(
         )
     fn, version = lookup(node.op_type, opset)
     context = NodeContext(node, opset, version or 0, where, state)
-    if fn is None:
-        detail = f"version {version} " if version is not None else ""
-        context.error(f"ONNX {node.op_type} {detail}is not supported")
     for position, input_name in enumerate(node.input):
         if input_name and input_name not in state.values:
             context.error(f"input {position} {input_name!r} is not defined before the node")
+    evaluate = lookup_evaluator(node.op_type, opset)
+    outputs: list[Value] | None = None
+    undecided = next((state.undecided[n] for n in node.input if n in state.undecided), None)
     with located(where):
         try:
-            outputs = fn(context)
+            if evaluate is not None:
+                try:
+                    outputs = evaluate(context)
+                except Undecided as why:
+                    undecided = f"{node.op_type} node {label!r} cannot decide {why}"
+            if outputs is None:
+                if fn is None:
+                    detail = f"version {version} " if version is not None else ""
+                    context.error(f"ONNX {node.op_type} {detail}is not supported")
+                outputs = fn(context)
         except (FrontendError, ShapeError) as err:
             context.error(str(err))
     wanted = [n for n in node.output]
@@ -233,6 +243,8 @@ def _import_node(
     for output_name, value in zip(wanted, outputs, strict=False):
         if output_name:
             state.values[output_name] = value
+            if undecided is not None and not isinstance(value, Literal):
+                state.undecided[output_name] = undecided
 
 
 def import_model(

@@ -27,7 +27,9 @@ from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["KNOWN_LIMIT", "Known", "Literal", "Value", "const_values", "shape_of"]
+__all__ = [
+    "KNOWN_LIMIT", "Known", "Literal", "Undecided", "Value", "const_values", "shape_of",
+]
 
 #: Integer literals with at most this many elements are also propagated as data.
 KNOWN_LIMIT = 64
@@ -71,12 +73,12 @@ class Known:
 
     @staticmethod
     def of(value: Value) -> Known | None:
-        """``value`` as data known at import time, if it is."""
+        """``value`` as data known at import time, if it is (integers and booleans)."""
         if isinstance(value, Known):
             return value
         if isinstance(value, Literal):
             array = value.array
-            if array.dtype.kind in "iu" and array.size <= KNOWN_LIMIT:
+            if array.dtype.kind in "iub" and array.size <= KNOWN_LIMIT:
                 items = tuple(Const(int(v)) for v in array.reshape(-1))
                 return Known(tuple(int(n) for n in array.shape), items, array.dtype)
         return None
@@ -88,6 +90,20 @@ class Known:
         if values is None:
             return None
         return np.array(values, dtype=self.dtype).reshape(self.shape)
+
+
+class Undecided(Exception):
+    """An element of known data that depends on how the axes are bound.
+
+    ``Equal(batch, 1)`` is true for some bindings and false for others, so
+    it has no value at import time; the node is then imported as a run-time
+    computation, and a consumer that needs the data names this element.
+    """
+
+    def __init__(self, index: tuple[int, ...], question: str) -> None:
+        self.index = index
+        self.question = question
+        super().__init__(f"element {list(index)} ({question})")
 
 
 #: What a graph value name stands for while importing.

@@ -41,18 +41,21 @@ from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
+from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.ops.elementwise import add, divide
+from symshape_mlir.frontend.ops.gather import take
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.ops.indexing import getitem
 from symshape_mlir.frontend.ops.linalg import multiply_add
 from symshape_mlir.frontend.ops.padding import pad, pad_extent
 from symshape_mlir.frontend.ops.reductions import COMBINE, identity
-from symshape_mlir.frontend.ops.shape_ops import expand_dims, reshape
+from symshape_mlir.frontend.ops.shape_ops import expand_dims, reshape, transpose
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["PAD_MODES", "Pads", "conv", "pool"]
+__all__ = ["PAD_MODES", "Pads", "conv", "conv_transpose", "pool"]
 
 Width = int | Expr | ShapeExtent
 #: ``"valid"``, ``"same_upper"``, ``"same_lower"``, one width for every side,
@@ -366,13 +369,7 @@ def conv(
             f"conv at {where}: the weights must have rank {x.ndim} like the input, not {w.ndim}")
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
         raise FrontendError(f"conv at {where}: groups must be a positive integer, not {groups!r}")
-    kernel: list[int] = []
-    for axis, extent in enumerate(w.shape[2:]):
-        if not (extent.is_exact and isinstance(extent.expr, Const)):
-            raise FrontendError(
-                f"conv at {where}: kernel extent {axis} (weights axis {axis + 2}) is {extent}; "
-                "kernel extents must be static")
-        kernel.append(extent.expr.value)
+    kernel = _static_kernel("conv", w, where)
     filters, per_group, channels = w.shape[0], w.shape[1], x.shape[1]
     if isinstance(channels, Exact) and isinstance(per_group, Exact) and prove_eq(
             channels.expr, per_group.expr * groups) is False:
@@ -431,5 +428,131 @@ def conv(
     if groups > 1:
         y = reshape(y, [y.shape[0], filters, *y.shape[3:]])
     if bias is not None:
+        y = add(y, expand_dims(bias, list(range(1, spatial + 1))))
+    return y
+
+
+def _static_kernel(op: str, w: Tensor, where: SourceLocation) -> list[int]:
+    kernel: list[int] = []
+    for axis, extent in enumerate(w.shape[2:]):
+        if not (extent.is_exact and isinstance(extent.expr, Const)):
+            raise FrontendError(
+                f"{op} at {where}: kernel extent {axis} (weights axis {axis + 2}) is {extent}; "
+                "kernel extents must be static")
+        kernel.append(extent.expr.value)
+    return kernel
+
+
+def _flipped(w: Tensor, groups: int, where: SourceLocation) -> Tensor:
+    """``[C, F / groups, k...]`` transposed-convolution weights as ``[F, C / groups, k...]``
+    convolution weights, flipped along every spatial axis."""
+    channels, per_group = w.shape[0], w.shape[1]
+    kernel = [e.expr.value for e in w.shape[2:]]  # type: ignore[union-attr]
+    grouped = reshape(w, [groups, channels // groups, per_group, *w.shape[2:]])
+    swapped = transpose(grouped, [0, 2, 1, *range(3, w.ndim + 1)])
+    result = reshape(swapped, [per_group * groups, channels // groups, *w.shape[2:]])
+    for axis, k in enumerate(kernel):
+        if k > 1:
+            reverse = constant(w.trace, np.arange(k - 1, -1, -1, dtype=np.int64), where)
+            result = take(result, reverse, axis + 2)
+    return result
+
+
+def conv_transpose(
+    x: Tensor,
+    w: Tensor,
+    bias: Tensor | None = None,
+    *,
+    strides: int | Sequence[int] = 1,
+    dilations: int | Sequence[int] = 1,
+    pads: str | Sequence[tuple[int, int]] = "valid",
+    output_padding: int | Sequence[int] = 0,
+    groups: int = 1,
+) -> Tensor:
+    """Transposed convolution as ONNX's ``ConvTranspose``: ``x: [N, C, spatial...]`` with
+    ``w: [C, F / groups, k...]`` gives ``[N, F, out...]``.
+
+    ``out = stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pad_before -
+    pad_after`` (a negative extent fails at run time). ``pads`` is ``"valid"``,
+    ``"same_upper"`` / ``"same_lower"`` (``out = in * stride``) or ``(before, after)``
+    per spatial axis. It is computed as a convolution with stride 1 of the input spread
+    out by the stride and padded with zeros (one strided ``tensor.insert_slice``), with
+    the kernel flipped and its channel axes swapped.
+
+    Raises:
+        FrontendError: bad arguments; kernel extents that are not static.
+        ShapeError: ranks, or channel counts that provably do not match.
+    """
+    where = user_location()
+    _check_input("conv_transpose", x, where)
+    if not isinstance(w, Tensor) or w.dtype != x.dtype or w.ndim != x.ndim:
+        raise FrontendError(f"conv_transpose at {where}: the weights must be a {x.dtype} tensor "
+                            f"of rank {x.ndim}")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise FrontendError(
+            f"conv_transpose at {where}: groups must be a positive integer, not {groups!r}")
+    spatial = x.ndim - 2
+    kernel = _static_kernel("conv_transpose", w, where)
+    steps = _per_axis("conv_transpose", "strides", strides, spatial, where)
+    rates = _per_axis("conv_transpose", "dilations", dilations, spatial, where)
+    extra = [output_padding] * spatial if isinstance(output_padding, int) else list(
+        output_padding)
+    if len(extra) != spatial or any(not 0 <= e < max(s, d) for e, s, d in
+                                    zip(extra, steps, rates, strict=False)):
+        raise FrontendError(f"conv_transpose at {where}: output_padding {output_padding!r} must "
+                            "give one value per spatial axis below its stride or dilation")
+    channels = w.shape[0]
+    if isinstance(channels, Exact) and isinstance(x.shape[1], Exact) and prove_eq(
+            x.shape[1].expr, channels.expr) is False:
+        raise ShapeError(f"conv_transpose at {where}: the input has {x.shape[1]} channels, "
+                         f"the weights {channels}")
+    x.trace.require_exact("conv_transpose", "input extent", x.shape[2:], where)
+    widths: list[tuple[int, int]] = []
+    for axis in range(spatial):
+        k, s, d, e = kernel[axis], steps[axis], rates[axis], extra[axis]
+        if isinstance(pads, str):
+            if pads not in PAD_MODES:
+                raise FrontendError(f"conv_transpose at {where}: pads {pads!r} is not one of "
+                                    f"{', '.join(PAD_MODES)}")
+            total = 0 if pads == "valid" else e + d * (k - 1) + 1 - s
+            first = total // 2 if pads == "same_upper" else total - total // 2
+            widths.append((first, total - first) if pads != "valid" else (0, 0))
+        else:
+            pairs = list(pads)
+            if len(pairs) != spatial or any(len(p) != 2 for p in pairs):
+                raise FrontendError(f"conv_transpose at {where}: pads must give (before, after) "
+                                    f"for each of the {spatial} spatial axes")
+            widths.append((int(pairs[axis][0]), int(pairs[axis][1])))
+    trace, dtype = x.trace, x.dtype
+    # The input spread by the stride inside zeros: offsets `low`, widths `low` and `high`
+    # around it, each cut back to 0 and cropped from the result instead.
+    lows = [d * (k - 1) - p[0] for k, d, p in zip(kernel, rates, widths, strict=True)]
+    highs = [d * (k - 1) - p[1] + e for k, d, p, e in zip(kernel, rates, widths, extra,
+                                                         strict=True)]
+    spread = [canon.add(canon.mul(canon.sub(cast(Expr, x.shape[2 + a].expr), 1), steps[a]), 1,
+                        max(lows[a], 0), max(highs[a], 0)) for a in range(spatial)]
+    shape = Shape([x.shape[0], x.shape[1], *(Exact(e) for e in spread)])
+    zeros = emit_fill(trace, emit_empty(trace, shape, dtype, [(x, 0), (x, 1)] + [None] * spatial,
+                                        where),
+                      dtype, 0.0 if dtype.is_float else 0, tensor_type(shape, dtype), where)
+    sizes = [str(e.expr.value) if isinstance(e.expr, Const) else trace.dim_index(x, a, where)
+             for a, e in enumerate(x.shape)]
+    offsets = ["0", "0", *(str(max(lo, 0)) for lo in lows)]
+    stride_text = ", ".join(["1", "1", *map(str, steps)])
+    name = trace.ssa("spread")
+    trace.emit(f"{name} = tensor.insert_slice {x.value} into {zeros}[{', '.join(offsets)}] "
+               f"[{', '.join(sizes)}] [{stride_text}] : {x.mlir_type} into "
+               f"{tensor_type(shape, dtype)}", where)
+    y = conv(Tensor(trace, name, shape, dtype), _flipped(w, groups, where), dilations=rates,
+             groups=groups)
+    if any(lo < 0 or hi < 0 for lo, hi in zip(lows, highs, strict=True)):
+        keys = [slice(None), slice(None)] + [
+            slice(-lo if lo < 0 else None, hi if hi < 0 else None)
+            for lo, hi in zip(lows, highs, strict=True)]
+        y = getitem(y, tuple(keys))
+    if bias is not None:
+        if not isinstance(bias, Tensor) or bias.ndim != 1 or bias.dtype != dtype:
+            raise FrontendError(f"conv_transpose at {where}: the bias must be a 1-D {dtype} "
+                                "tensor")
         y = add(y, expand_dims(bias, list(range(1, spatial + 1))))
     return y

@@ -56,6 +56,10 @@ class Body:
         """A scalar constant of ``dtype``."""
         return self.op(f"arith.constant {dtype.literal(value)}", dtype.mlir)
 
+    def const_index(self, value: int) -> str:
+        """An ``index`` constant."""
+        return self.op(f"arith.constant {value}", "index")
+
 
 def emit_empty(
     trace: FunctionTrace,

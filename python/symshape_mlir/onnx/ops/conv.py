@@ -1,5 +1,5 @@
-"""Convolution, pooling and padding: Conv, MaxPool, AveragePool, GlobalAveragePool,
-GlobalMaxPool and Pad (constant mode).
+"""Convolution, pooling and padding: Conv, ConvTranspose, MaxPool, AveragePool,
+GlobalAveragePool, GlobalMaxPool and Pad (constant mode).
 
 ``auto_pad`` maps onto the frontend's pad modes (``SAME_UPPER`` is
 ``"same_upper"``: output ``ceil(in / stride)``, the odd pad at the end), and
@@ -16,7 +16,9 @@ Example:
 
 from __future__ import annotations
 
-from symshape_mlir.frontend.ops.conv import Pads, conv, pool
+from typing import cast
+
+from symshape_mlir.frontend.ops.conv import Pads, conv, conv_transpose, pool
 from symshape_mlir.frontend.ops.indexing import getitem
 from symshape_mlir.frontend.ops.padding import pad
 from symshape_mlir.frontend.ops.reductions import mean, reduce
@@ -80,6 +82,31 @@ def conv_(node: NodeContext) -> list[Value]:
         strides=_ints(node, "strides", spatial, 1),
         dilations=_ints(node, "dilations", spatial, 1),
         pads=_pads(node, spatial),
+        groups=int(node.attr("group", 1)),
+    )]
+
+
+@importer("ConvTranspose", since=11)
+def conv_transpose_(node: NodeContext) -> list[Value]:
+    x = _spatial_input(node)
+    w = node.tensor(1, "W")
+    spatial = x.ndim - 2
+    if node.has_attr("output_shape"):
+        node.error("the output_shape attribute is not supported (give pads instead)")
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    pads: str | list[tuple[int, int]]
+    if auto_pad != "NOTSET":
+        pads = cast(str, _pads(node, spatial))
+    else:
+        widths = _ints(node, "pads", 2 * spatial, 0)
+        pads = [(widths[i], widths[spatial + i]) for i in range(spatial)]
+    bias = node.tensor(2, "B") if node.has(2) else None
+    return [conv_transpose(
+        x, w, bias,
+        strides=_ints(node, "strides", spatial, 1),
+        dilations=_ints(node, "dilations", spatial, 1),
+        pads=pads,
+        output_padding=_ints(node, "output_padding", spatial, 0),
         groups=int(node.attr("group", 1)),
     )]
 

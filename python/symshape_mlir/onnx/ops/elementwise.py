@@ -2,8 +2,8 @@
 
 Each becomes one ``linalg.generic`` over the broadcast shape (the
 frontend's :func:`~symshape_mlir.frontend.ops.elementwise.elementwise`).
-Integer arithmetic on data known at import time (shape computations) is
-folded instead (:mod:`symshape_mlir.onnx.ops.shape_data`).
+Integer arithmetic, comparisons and logic on data known at import time
+(shape computations) are evaluated instead (:mod:`symshape_mlir.onnx.ops.data`).
 
 Example:
     ``Add(x: [batch, 64], b: [64])`` becomes
@@ -24,7 +24,6 @@ from symshape_mlir.frontend.ops.elementwise import binary_body
 from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext, onnx_dtype, onnx_type_name
-from symshape_mlir.onnx.ops.shape_data import fold_binary, fold_cast
 from symshape_mlir.onnx.registry import importer
 from symshape_mlir.onnx.values import Value
 
@@ -55,9 +54,6 @@ _BINARY = {
 
 @importer("Add", "Sub", "Mul", "Div", since=13)
 def binary(node: NodeContext) -> list[Value]:
-    folded = fold_binary(node, node.node.op_type)
-    if folded is not None:
-        return [folded]
     args = node.tensors()
     _same_type(node, args)
     if args[0].dtype.is_bool:
@@ -82,9 +78,6 @@ def power(node: NodeContext) -> list[Value]:
 
 @importer("Mod", since=13)
 def mod(node: NodeContext) -> list[Value]:
-    folded = fold_binary(node, "Mod") if not node.attr("fmod", 0) else None
-    if folded is not None:
-        return [folded]
     args = node.tensors()
     _same_type(node, args)
     fmod = bool(node.attr("fmod", 0))
@@ -124,10 +117,6 @@ _VARIADIC = {"Max": fe.maximum, "Min": fe.minimum, "Sum": fe.add, "Mean": fe.add
 @importer("Max", "Min", "Sum", "Mean", since=13)
 def variadic(node: NodeContext) -> list[Value]:
     op = node.node.op_type
-    if op in ("Max", "Min") and node.input_count == 2:
-        folded = fold_binary(node, op)
-        if folded is not None:
-            return [folded]
     args = node.tensors()
     if not args:
         node.error("needs at least one input")
@@ -374,16 +363,9 @@ def cast(node: NodeContext) -> list[Value]:
     dtype = onnx_dtype(to)
     if dtype is None:
         node.error(f"casting to {onnx_type_name(to)} is not supported")
-    folded = fold_cast(node, dtype)
-    if folded is not None:
-        return [folded]
     return [fe.astype(node.tensor(0), dtype)]
 
 
 @importer("CastLike", since=15)
 def cast_like(node: NodeContext) -> list[Value]:
-    dtype = node.dtype(1)
-    folded = fold_cast(node, dtype)
-    if folded is not None:
-        return [folded]
-    return [fe.astype(node.tensor(0), dtype)]
+    return [fe.astype(node.tensor(0), node.dtype(1))]

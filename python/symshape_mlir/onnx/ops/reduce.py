@@ -1,4 +1,4 @@
-"""Reductions: ``Reduce*`` with axes as an attribute or an input, and ``keepdims``.
+"""Reductions: ``Reduce*`` with axes as an attribute or an input, and ``keepdims``; ``CumSum``.
 
 Example:
     ``ReduceMean(x: [batch, seq, 64], axes=[-1])`` is ``[batch, seq, 1]``:
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from symshape_mlir.frontend.ops import elementwise as fe
 from symshape_mlir.frontend.ops.reductions import mean, reduce
+from symshape_mlir.frontend.ops.scans import scan
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext
 from symshape_mlir.onnx.registry import importer
@@ -64,3 +65,13 @@ def reduction(node: NodeContext) -> list[Value]:
     value = before(x) if before is not None else x
     result = reduce(kind, value, axes, keepdims=keepdims, where=node.where)
     return [after(result) if after is not None else result]
+
+
+@importer("CumSum", since=14)
+def cumsum(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    if x.dtype.is_bool:
+        node.error("element type i1 is not supported")
+    (axis,) = node.ints(1, "axis")
+    return [scan("sum", x, node.axis(axis, x.ndim), exclusive=bool(node.attr("exclusive", 0)),
+                 reverse=bool(node.attr("reverse", 0)), where=node.where)]

@@ -1,0 +1,62 @@
+"""Gathers: ``Gather``, ``GatherElements``, ``GatherND``.
+
+Each becomes a ``symshape.gather`` through the frontend's ``take``,
+``take_along_axis`` and ``gather_nd``; negative indices count from the end of
+their axis. Constant indices into data known at import time are evaluated
+instead (:mod:`symshape_mlir.onnx.ops.data`).
+
+Example:
+    ``GatherElements(x: [batch, seq], ids: [batch, k], axis=1)`` is ``[batch, k]``:
+    ``symshape.gather`` of coordinates built by a ``linalg.generic``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symshape_mlir.extent.expr import Const
+from symshape_mlir.frontend.ops.elementwise import add, less, where
+from symshape_mlir.frontend.ops.gather import gather_nd as gather_nd_
+from symshape_mlir.frontend.ops.gather import take, take_along_axis
+from symshape_mlir.onnx.context import NodeContext
+from symshape_mlir.onnx.ops.data import data
+from symshape_mlir.onnx.ops.shape import exact_dims
+from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.values import Known, Literal, Value
+
+__all__: list[str] = []
+
+
+@importer("Gather", since=13)
+def gather(node: NodeContext) -> list[Value]:
+    dims = exact_dims(node, 0)
+    axis = node.axis(node.attr("axis", 0), len(dims))
+    indices = data(node, 1)
+    if indices is not None and indices.constant is not None:
+        picks = indices.constant
+        extent = dims[axis]
+        if isinstance(extent, Const):
+            if np.any((picks < -extent.value) | (picks >= extent.value)):
+                node.error(f"indices {picks.tolist()} are out of range for extent {extent}")
+            picks = np.where(picks < 0, picks + extent.value, picks)
+        if np.all(picks >= 0):
+            return [take(node.tensor(0), node.graph.as_tensor(Literal(picks), node.where), axis)]
+    x, ids = node.tensor(0), node.tensor(1)
+    if ids.dtype.is_float or ids.dtype.is_bool:
+        node.error(f"indices must be integers, not {ids.dtype}")
+    # Negative indices count from the end of the axis.
+    size_ = node.graph.as_tensor(Known((), (dims[axis],), ids.dtype.numpy), node.where)
+    wrapped = where(less(ids, 0), add(ids, size_), ids)
+    return [take(x, wrapped, axis)]
+
+
+
+@importer("GatherElements", since=13)
+def gather_elements(node: NodeContext) -> list[Value]:
+    x, ids = node.tensor(0), node.tensor(1)
+    return [take_along_axis(x, ids, node.axis(node.attr("axis", 0), x.ndim))]
+
+
+@importer("GatherND", since=13)
+def gather_nd(node: NodeContext) -> list[Value]:
+    return [gather_nd_(node.tensor(0), node.tensor(1), int(node.attr("batch_dims", 0)))]
