@@ -1,6 +1,6 @@
 """Symbolic shape inference on an ONNX model: our import against ONNX's and onnxruntime's.
 
-Builds an exporter-style transformer stack (``test/onnx/models.py``) with
+Builds an exporter-style transformer stack (``test/onnx/graphs.py``) with
 ``batch``/``seq`` inputs, about ``--nodes`` nodes, and in one process times:
 
 * ours: ``symshape_mlir.onnx.infer_shapes`` (import, with every extent
@@ -36,7 +36,7 @@ import onnx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "onnx"))
 
-from models import stack
+from graphs import stack
 from symshape_mlir.onnx import infer_shapes
 
 NAMED = {"batch", "seq"}

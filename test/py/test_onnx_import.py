@@ -1,6 +1,6 @@
 """ONNX import: symbolic axes end to end, the shipped node tests, and located errors.
 
-The transformer block (``test/onnx/models.py``) is built the way exporters
+The transformer block (``test/onnx/graphs.py``) is built the way exporters
 write it; it must keep ``batch`` and ``seq`` on every value, compile through
 ``symshape-to-iree`` and match onnxruntime at several shapes.
 """
@@ -19,7 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "onnx"))
 
-import models
+import graphs
 import node_suite
 from symshape_mlir import runtime
 from symshape_mlir.onnx import OnnxImportError, import_model, supported_ops, trace_model
@@ -44,7 +44,7 @@ def _const(name: str, array) -> onnx.TensorProto:
 
 @pytest.fixture(scope="module")
 def transformer_exe():
-    model = models.transformer()
+    model = graphs.transformer()
     traced = trace_model(model)
     return model, traced, runtime.compile(traced.module_text, cache_dir=False, hot_after=None)
 
@@ -63,7 +63,7 @@ def test_transformer_matches_onnxruntime(transformer_exe, shape) -> None:
 
 def test_transformer_batch_zero_matches_onnxruntime() -> None:
     """With the head merge written as [batch, seq, 64], onnxruntime runs batch 0 too."""
-    model = models.transformer(infer_merge=False)
+    model = graphs.transformer(infer_merge=False)
     exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
     for shape in [(0, 4), (2, 3)]:
         x = np.random.default_rng(0).standard_normal((*shape, 64)).astype(np.float32)
