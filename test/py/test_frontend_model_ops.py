@@ -21,6 +21,7 @@ from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.conv import conv_transpose
 from symshape_mlir.frontend.ops.gather import gather_nd, take_along_axis
 from symshape_mlir.frontend.ops.scans import cumprod, cumsum, scan
+from symshape_mlir.frontend.ops.triangles import tril, triu
 from symshape_mlir.frontend.roundtrip import check_round_trip
 from symshape_mlir.frontend.tracing import TracedFunction, trace
 
@@ -123,6 +124,15 @@ def _deconv_ref(x: np.ndarray, w: np.ndarray, wg: np.ndarray) -> tuple[np.ndarra
     )
 
 
+def _triangles(x: Tensor, k: Tensor) -> tuple[Tensor, ...]:
+    return triu(x), tril(x), triu(x, 1), tril(x, -2), triu(x, k), tril(x, k)
+
+
+def _triangles_ref(x: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, ...]:
+    return (np.triu(x), np.tril(x), np.triu(x, 1), np.tril(x, -2), np.triu(x, int(k)),
+            np.tril(x, int(k)))
+
+
 CASES = [
     Case("take_along_axis", _along, (Tensor["batch", "n", f32], Tensor["batch", "k", i64]),
          _along_ref,
@@ -145,6 +155,11 @@ CASES = [
          _scans_ref,
          ({"batch": 3, "seq": 5}, {"batch": 1, "seq": 1}, {"batch": 2, "seq": 0},
           {"batch": 0, "seq": 4})),
+    Case("triangles", _triangles, (Tensor["batch", "rows", "cols", f32], Tensor[i64]),
+         _triangles_ref,
+         ({"batch": 2, "rows": 3, "cols": 5}, {"batch": 1, "rows": 1, "cols": 1},
+          {"batch": 2, "rows": 4, "cols": 0}, {"batch": 0, "rows": 2, "cols": 2}),
+         {1: lambda b: 3}),
     Case("conv_transpose", _deconv,
          (Tensor["batch", 4, "h", "w", f32], Tensor[4, 3, 3, 3, f32], Tensor[4, 2, 2, 3, f32]),
          _deconv_ref,
@@ -226,9 +241,13 @@ def test_matches_numpy(case: Case, traced: dict[str, TracedFunction],
          "below its stride or dilation"),
         (lambda x, w: conv_transpose(x, w), (Tensor[1, 2, 5, f32], Tensor[3, 2, 3, f32]),
          "conv_transpose at {where}: the input has 2 channels, the weights 3"),
+        (lambda x: triu(x), (Tensor[3, f32],),
+         "triu at {where}: the input must have rank 2 or more, not 1"),
+        (lambda x, k: tril(x, k), (Tensor[3, 3, f32], Tensor[2, i64]),
+         "tril at {where}: k must be an int or a 0-d integer tensor, not tensor<2xi64>"),
     ],
     ids=["float-indices", "rank", "extent", "symbolic-depth", "depth", "axis", "output-padding",
-         "channels"],
+         "channels", "triangle-rank", "triangle-k"],
 )
 def test_errors(fn: Callable[..., Any], specs: tuple[TensorSpec, ...], message: str) -> None:
     """Bad arguments are errors at trace time naming the op and the line."""

@@ -179,3 +179,31 @@ def test_scatter_nd_on_a_shape() -> None:
     model = _model(nodes, [_info("x", ["batch", 6])], [_info("y", None)],
                    [*_COMMON, _const("base", [0, 2, 3]), _const("where_", [[0]])])
     _check(model, [(2, 6), (1, 6), (0, 6)], ["[batch, 2, 3]"])
+
+
+def _if_model(compare: str) -> onnx.ModelProto:
+    then_branch = helper.make_graph([_node("Relu", ["x"], "t")], "then", [], [_info("t", None)])
+    else_branch = helper.make_graph([_node("Neg", ["x"], "e")], "else", [], [_info("e", None)])
+    nodes = [
+        *_batch_of(),
+        _node(compare, ["n", "zero"], "cond"),
+        helper.make_node("If", ["cond"], ["y"], name="choose", then_branch=then_branch,
+                         else_branch=else_branch),
+    ]
+    return _model(nodes, [_info("x", ["batch", 3])], [_info("y", None)], _COMMON)
+
+
+def test_if_decided_at_import() -> None:
+    """``batch >= 0`` holds at every binding: the ``then`` branch is imported in place."""
+    _check(_if_model("GreaterOrEqual"), [(2, 3), (1, 3), (0, 3)], ["[batch, 3]"])
+
+
+def test_if_undecided_is_named() -> None:
+    """``batch > 0`` depends on the binding: the ``If`` names the undecided element."""
+    with pytest.raises(OnnxImportError) as raised:
+        trace_model(_if_model("Greater"))
+    assert str(raised.value) == (
+        "<onnx>:5: If node 'choose' (opset 17): input 0 (cond) must be known when the model is "
+        "imported: a constant, an initializer, or computed from tensor shapes; it depends on how "
+        "the axes are bound: Greater node 'cond' cannot decide element [] (batch > 0)"
+    )

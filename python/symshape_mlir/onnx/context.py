@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -74,6 +74,9 @@ class GraphState:
     #: Why a value is not known data: the node and element that could not be
     #: decided at import time (``Equal node 'eq' cannot decide element [0] (batch == 1)``).
     undecided: dict[str, str] = field(default_factory=dict)
+    #: Imports the nodes of a subgraph (an ``If`` branch) into this graph at the
+    #: position of the node that holds it; gives the subgraph's outputs.
+    subgraph: Callable[[onnx.GraphProto, NodeContext], list[Value]] | None = None
     #: Tensors built from known data, by the data's id (the data kept alive beside).
     _tensors: dict[int, tuple[Value, Tensor]] = field(default_factory=dict)
 

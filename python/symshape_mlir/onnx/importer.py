@@ -150,8 +150,19 @@ def trace_model(
     specs = [_input_spec(v, here) for v in arguments]
     labels = [_identifier(v.name, reserved=False) for v in arguments]
 
+    def subgraph(state: GraphState, graph: onnx.GraphProto, parent: NodeContext) -> list[Value]:
+        for init in graph.initializer:
+            state.values[init.name] = _literal(init, parent.where)
+        index = parent.where.line - 1
+        for node in graph.node:
+            _import_node(state, node, index, opset, file)
+        missing = [o.name for o in graph.output if o.name not in state.values]
+        if missing:
+            parent.error(f"subgraph {graph.name!r} never computes {missing}")
+        return [state.values[o.name] for o in graph.output]
+
     def body(function: FunctionTrace, *args: Tensor) -> list[Tensor]:
-        state = GraphState(function)
+        state = GraphState(function, subgraph=lambda graph, parent: subgraph(state, graph, parent))
         state.values.update(initial)
         for value, arg in zip(arguments, args, strict=True):
             state.values[value.name] = arg

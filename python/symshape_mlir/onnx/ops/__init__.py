@@ -2,6 +2,7 @@
 them."""
 
 from symshape_mlir.onnx.ops import (  # noqa: F401
+    control,
     conv,
     data,
     elementwise,

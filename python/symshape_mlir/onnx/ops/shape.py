@@ -26,10 +26,11 @@ from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.dtypes import as_dtype, i1
 from symshape_mlir.frontend.ops import shape_ops as fs
 from symshape_mlir.frontend.ops.generic import Body, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.ops.triangles import tril, triu
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.onnx.context import NodeContext
-from symshape_mlir.onnx.ops.data import HUGE, axes_operand, reshape_items
+from symshape_mlir.onnx.ops.data import HUGE, axes_operand, data, reshape_items
 from symshape_mlir.onnx.registry import importer
 from symshape_mlir.onnx.values import Known, Literal, Value, shape_of
 from symshape_mlir.shapes.broadcast import broadcast_shapes
@@ -303,3 +304,16 @@ def range_(node: NodeContext) -> list[Value]:
         return block.op(f"arith.addi {base}, {step}", dtype.mlir)
 
     return [emit_generic(trace, [], 1, ["parallel"], ["d0"], shape, dtype, init, body, where_)]
+
+
+@importer("Trilu", since=14)
+def trilu(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    k: int | Tensor = 0
+    if node.has(1):
+        known = data(node, 1)
+        const = None if known is None else known.constant
+        k = int(const.reshape(-1)[0]) if const is not None and const.size == 1 else node.tensor(1)
+    if x.ndim < 2:
+        node.error(f"the input must have rank 2 or more, not {x.ndim}")
+    return [(triu if node.attr("upper", 1) else tril)(x, k)]
