@@ -207,3 +207,27 @@ def test_if_undecided_is_named() -> None:
         "imported: a constant, an initializer, or computed from tensor shapes; it depends on how "
         "the axes are bound: Greater node 'cond' cannot decide element [] (batch > 0)"
     )
+
+
+def test_constants_fold() -> None:
+    """A grid size computed in floats from constants (dinov2's ``Cast(Pow(16.0, 0.5))``)
+    folds while importing, so it can be a Reshape target."""
+    nodes = [
+        _node("Pow", ["sixteen", "half"], "root"),
+        _node("Cast", ["root"], "side", to=TensorProto.INT64),
+        _node("Unsqueeze", ["side", "axes0"], "side_1"),
+        _node("Concat", ["minus", "side_1", "side_1"], "target", axis=0),
+        _node("Reshape", ["x", "target"], "y"),
+    ]
+    model = _model(nodes, [_info("x", ["batch", 16])], [_info("y", None)],
+                   [*_COMMON, _const("sixteen", np.float32(16.0)), _const("half", np.float32(0.5))])
+    _check(model, [(3, 16), (1, 16), (0, 16)], ["[batch, 4, 4]"])
+
+
+def test_large_boolean_constant() -> None:
+    """A boolean constant too large to print as a list (a causal mask) compiles and runs."""
+    mask = np.tril(np.ones((16, 16), bool))
+    nodes = [_node("Where", ["mask", "x", "zero_f"], "y")]
+    model = _model(nodes, [_info("x", ["batch", 16, 16])], [_info("y", None)],
+                   [_const("mask", mask), _const("zero_f", np.float32(0))])
+    _check(model, [(2, 16, 16), (1, 16, 16), (0, 16, 16)], ["[batch, 16, 16]"])

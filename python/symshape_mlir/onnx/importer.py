@@ -36,6 +36,7 @@ from symshape_mlir.frontend.tracer import FunctionTrace
 from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
 from symshape_mlir.onnx.context import GraphState, NodeContext, onnx_dtype, onnx_type_name
 from symshape_mlir.onnx.errors import OnnxImportError
+from symshape_mlir.onnx.fold import fold
 from symshape_mlir.onnx.registry import lookup, lookup_evaluator
 from symshape_mlir.onnx.values import Literal, Undecided, Value, shape_of
 from symshape_mlir.shapes.errors import ShapeError
@@ -219,7 +220,8 @@ def _literal(init: onnx.TensorProto, where: SourceLocation) -> Literal:
 def _import_node(
     state: GraphState, node: onnx.NodeProto, index: int, opset: int, file: str
 ) -> None:
-    """Imports one node: evaluated when its inputs are known data, else by its importer."""
+    """Imports one node: folded when its inputs are constants, evaluated when they are known
+    data, else by its importer."""
     label = node.name or f"{node.op_type}_{index}"
     where = SourceLocation(file, index + 1, 1, f"{node.op_type} {label!r}", label)
     if node.domain not in _DEFAULT_DOMAINS:
@@ -232,11 +234,11 @@ def _import_node(
         if input_name and input_name not in state.values:
             context.error(f"input {position} {input_name!r} is not defined before the node")
     evaluate = lookup_evaluator(node.op_type, opset)
-    outputs: list[Value] | None = None
     undecided = next((state.undecided[n] for n in node.input if n in state.undecided), None)
     with located(where):
         try:
-            if evaluate is not None:
+            outputs = fold(context)
+            if outputs is None and evaluate is not None:
                 try:
                     outputs = evaluate(context)
                 except Undecided as why:
