@@ -21,6 +21,7 @@ from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.conv import conv_transpose
 from symshape_mlir.frontend.ops.gather import gather_nd, take_along_axis
 from symshape_mlir.frontend.ops.scans import cumprod, cumsum, scan
+from symshape_mlir.frontend.ops.scatter import put_along_axis, scatter_nd
 from symshape_mlir.frontend.ops.triangles import tril, triu
 from symshape_mlir.frontend.roundtrip import check_round_trip
 from symshape_mlir.frontend.tracing import TracedFunction, trace
@@ -124,6 +125,42 @@ def _deconv_ref(x: np.ndarray, w: np.ndarray, wg: np.ndarray) -> tuple[np.ndarra
     )
 
 
+def _scatters(x: Tensor, rows: Tensor, values: Tensor, cells: Tensor, points: Tensor,
+              ids: Tensor, updates: Tensor) -> tuple[Tensor, ...]:
+    return (
+        scatter_nd(x, rows, values, "add"),
+        scatter_nd(x, rows, values, "max"),
+        scatter_nd(x, cells, points, "mul"),
+        put_along_axis(x, ids, updates, 1, "add"),
+        put_along_axis(x, ids, updates, -1, "min"),
+    )
+
+
+def _wrapped(ids: np.ndarray, extent: int) -> np.ndarray:
+    return np.clip(np.where(ids < 0, ids + extent, ids), 0, max(extent - 1, 0))
+
+
+def _scatters_ref(x: np.ndarray, rows: np.ndarray, values: np.ndarray, cells: np.ndarray,
+                  points: np.ndarray, ids: np.ndarray, updates: np.ndarray
+                  ) -> tuple[np.ndarray, ...]:
+    n, m = x.shape
+    results = []
+    for ufunc, index, data in ((np.add, rows, values), (np.maximum, rows, values),
+                               (np.multiply, cells, points)):
+        out = x.copy()
+        coords = tuple(_wrapped(index[..., j], x.shape[j]) for j in range(index.shape[-1]))
+        if out.size:  # nothing is written into no elements
+            ufunc.at(out, coords, data)
+        results.append(out)
+    for ufunc in (np.add, np.minimum):
+        out = x.copy()
+        if out.size:
+            ufunc.at(out, (np.arange(n)[:, None].repeat(ids.shape[1], 1), _wrapped(ids, m)),
+                     updates)
+        results.append(out)
+    return tuple(results)
+
+
 def _triangles(x: Tensor, k: Tensor) -> tuple[Tensor, ...]:
     return triu(x), tril(x), triu(x, 1), tril(x, -2), triu(x, k), tril(x, k)
 
@@ -155,6 +192,13 @@ CASES = [
          _scans_ref,
          ({"batch": 3, "seq": 5}, {"batch": 1, "seq": 1}, {"batch": 2, "seq": 0},
           {"batch": 0, "seq": 4})),
+    Case("scatters", _scatters,
+         (Tensor["n", "m", f32], Tensor["r", 1, i64], Tensor["r", "m", f32], Tensor["c", 2, i64],
+          Tensor["c", f32], Tensor["n", "k", i64], Tensor["n", "k", f32]),
+         _scatters_ref,
+         ({"n": 4, "m": 3, "r": 6, "c": 5, "k": 4}, {"n": 1, "m": 1, "r": 1, "c": 1, "k": 1},
+          {"n": 3, "m": 2, "r": 0, "c": 0, "k": 0}, {"n": 0, "m": 2, "r": 2, "c": 1, "k": 3}),
+         {1: lambda b: b["n"], 3: lambda b: min(b["n"], b["m"]), 5: lambda b: b["m"]}),
     Case("triangles", _triangles, (Tensor["batch", "rows", "cols", f32], Tensor[i64]),
          _triangles_ref,
          ({"batch": 2, "rows": 3, "cols": 5}, {"batch": 1, "rows": 1, "cols": 1},
@@ -245,9 +289,26 @@ def test_matches_numpy(case: Case, traced: dict[str, TracedFunction],
          "triu at {where}: the input must have rank 2 or more, not 1"),
         (lambda x, k: tril(x, k), (Tensor[3, 3, f32], Tensor[2, i64]),
          "tril at {where}: k must be an int or a 0-d integer tensor, not tensor<2xi64>"),
+        (lambda x, i, u: scatter_nd(x, i, u, "sum"), (Tensor[3, f32], Tensor[2, 1, i64],
+                                                      Tensor[2, f32]),
+         "scatter_nd at {where}: reduction 'sum' is not one of none, add, mul, max, min"),
+        (lambda x, i, u: scatter_nd(x, i, u), (Tensor[3, f32], Tensor[2, 2, i64], Tensor[2, f32]),
+         "scatter_nd at {where}: the last axis of the indices must have a constant extent from "
+         "1 to 1"),
+        (lambda x, i, u: scatter_nd(x, i, u), (Tensor[3, 4, f32], Tensor[2, 1, i64],
+                                               Tensor[2, f32]),
+         "scatter_nd at {where}: updates have rank 1, not 2 (indices rank - 1 + data rank - 1)"),
+        (lambda x, i, u: put_along_axis(x, i, u, 0), (Tensor[3, f32], Tensor[2, i64],
+                                                      Tensor[2, i64]),
+         "put_along_axis at {where}: updates are i64, data f32"),
+        (lambda x, i, u: put_along_axis(x, i, u, 0), (Tensor[3, f32], Tensor[2, 1, i64],
+                                                      Tensor[2, 1, f32]),
+         "put_along_axis at {where}: data, indices and updates have ranks 1, 2 and 2, not one "
+         "rank"),
     ],
     ids=["float-indices", "rank", "extent", "symbolic-depth", "depth", "axis", "output-padding",
-         "channels", "triangle-rank", "triangle-k"],
+         "channels", "triangle-rank", "triangle-k", "scatter-reduction", "scatter-depth",
+         "scatter-rank", "put-dtype", "put-rank"],
 )
 def test_errors(fn: Callable[..., Any], specs: tuple[TensorSpec, ...], message: str) -> None:
     """Bad arguments are errors at trace time naming the op and the line."""

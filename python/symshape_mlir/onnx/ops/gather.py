@@ -1,9 +1,12 @@
-"""Gathers: ``Gather``, ``GatherElements``, ``GatherND``.
+"""Gathers and scatters: ``Gather``, ``GatherElements``, ``GatherND``, ``ScatterND``,
+``ScatterElements``.
 
-Each becomes a ``symshape.gather`` through the frontend's ``take``,
-``take_along_axis`` and ``gather_nd``; negative indices count from the end of
-their axis. Constant indices into data known at import time are evaluated
-instead (:mod:`symshape_mlir.onnx.ops.data`).
+Each gather becomes a ``symshape.gather`` through the frontend's ``take``,
+``take_along_axis`` and ``gather_nd``; each scatter a ``linalg.generic``
+through ``scatter_nd`` and ``put_along_axis`` (every ``reduction``).
+Negative indices count from the end of their axis. Constant indices into
+data known at import time are evaluated instead
+(:mod:`symshape_mlir.onnx.ops.data`).
 
 Example:
     ``GatherElements(x: [batch, seq], ids: [batch, k], axis=1)`` is ``[batch, k]``:
@@ -18,6 +21,7 @@ from symshape_mlir.extent.expr import Const
 from symshape_mlir.frontend.ops.elementwise import add, less, where
 from symshape_mlir.frontend.ops.gather import gather_nd as gather_nd_
 from symshape_mlir.frontend.ops.gather import take, take_along_axis
+from symshape_mlir.frontend.ops.scatter import put_along_axis, scatter_nd
 from symshape_mlir.onnx.context import NodeContext
 from symshape_mlir.onnx.ops.data import data
 from symshape_mlir.onnx.ops.shape import exact_dims
@@ -60,3 +64,16 @@ def gather_elements(node: NodeContext) -> list[Value]:
 @importer("GatherND", since=13)
 def gather_nd(node: NodeContext) -> list[Value]:
     return [gather_nd_(node.tensor(0), node.tensor(1), int(node.attr("batch_dims", 0)))]
+
+
+@importer("ScatterND", since=13)
+def scatter_nd_(node: NodeContext) -> list[Value]:
+    data, indices, updates = node.tensor(0), node.tensor(1), node.tensor(2)
+    return [scatter_nd(data, indices, updates, node.attr("reduction", "none"))]
+
+
+@importer("ScatterElements", since=13)
+def scatter_elements(node: NodeContext) -> list[Value]:
+    data, indices, updates = node.tensor(0), node.tensor(1), node.tensor(2)
+    axis = node.axis(node.attr("axis", 0), data.ndim)
+    return [put_along_axis(data, indices, updates, axis, node.attr("reduction", "none"))]

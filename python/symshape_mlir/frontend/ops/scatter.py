@@ -1,0 +1,171 @@
+"""Scatters: ``scatter_nd`` (ONNX ``ScatterND``) and ``put_along_axis`` (``ScatterElements``).
+
+A scatter writes ``updates`` into a copy of ``data`` at positions read from
+``indices``, replacing (``reduction="none"``) or combining (``"add"``,
+``"mul"``, ``"max"``, ``"min"``) what is there. It is one ``linalg.generic``
+over the *output* with a reduction loop over the update positions: output
+element ``p`` combines every update whose index is ``p``. That costs the
+output's size times the number of updates, and in exchange is plain linalg
+with affine maps, which every IREE backend compiles, and whose loops carry
+the shape contract: the update positions shared by ``indices`` and
+``updates`` are one loop, so inference proves or checks their extents equal.
+
+Indices count from the end when negative (numpy and ONNX) and are clipped
+into their axis otherwise, as ``take`` clips them (``mode="clip"``), so a
+scatter-add is the transpose of the gather at the same indices. With
+``"none"``, positions written twice take one of their updates.
+
+Example:
+    >>> def cache_update(cache, positions, rows):   # [slots, 64], [n, 1] i64, [n, 64]
+    ...     return scatter_nd(cache, positions, rows)
+"""
+
+from __future__ import annotations
+
+from symshape_mlir.extent.expr import Const
+from symshape_mlir.frontend.errors import FrontendError, ShapeError
+from symshape_mlir.frontend.ops.generic import Body, Operand, emit_generic
+from symshape_mlir.frontend.source import SourceLocation, user_location
+from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.shapes.rules import normalize_axes
+
+__all__ = ["REDUCTIONS", "put_along_axis", "scatter_nd"]
+
+#: The ways an update combines with what it meets.
+REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+def _combine(block: Body, reduction: str, hit: str, update: str, acc: str, dtype_name: str,
+             is_float: bool) -> str:
+    if reduction == "none":
+        return block.op(f"arith.select {hit}, {update}, {acc}", dtype_name)
+    op = {
+        "add": ("arith.addf", "arith.addi"), "mul": ("arith.mulf", "arith.muli"),
+        "max": ("arith.maximumf", "arith.maxsi"), "min": ("arith.minimumf", "arith.minsi"),
+    }[reduction][0 if is_float else 1]
+    combined = block.op(f"{op} {acc}, {update}", dtype_name)
+    return block.op(f"arith.select {hit}, {combined}, {acc}", dtype_name)
+
+
+def _position(block: Body, value: str, itype: str, extent: str) -> str:
+    """An index read from a tensor: wrapped when negative, clipped into ``[0, extent)``."""
+    raw = block.op(f"arith.index_cast {value}", f"{itype} to index")
+    zero = block.const_index(0)
+    negative = block.op(f"arith.cmpi slt, {raw}, {zero}", "index")
+    wrapped = block.op(f"arith.select {negative}, "
+                       f"{block.op(f'arith.addi {raw}, {extent}', 'index')}, {raw}", "index")
+    last = block.op(f"arith.subi {extent}, {block.const_index(1)}", "index")
+    return block.op(f"arith.maxsi {block.op(f'arith.minsi {wrapped}, {last}', 'index')}, {zero}",
+                    "index")
+
+
+def _check(op: str, data: Tensor, indices: Tensor, updates: Tensor, reduction: str,
+           where: SourceLocation) -> None:
+    if reduction not in REDUCTIONS:
+        raise FrontendError(f"{op} at {where}: reduction {reduction!r} is not one of "
+                            f"{', '.join(REDUCTIONS)}")
+    if indices.dtype.is_float or indices.dtype.is_bool:
+        raise FrontendError(f"{op} at {where}: indices must be integers, not {indices.dtype}")
+    if updates.dtype != data.dtype:
+        raise FrontendError(f"{op} at {where}: updates are {updates.dtype}, data {data.dtype}")
+    if data.dtype.is_bool and reduction != "none":
+        raise FrontendError(f"{op} at {where}: reduction {reduction!r} of i1 is not supported")
+
+
+def _scatter(
+    data: Tensor,
+    reads: list[Operand],
+    updates: Operand,
+    positions: list[tuple[int, int, str]],
+    loops: int,
+    reduction: str,
+    where: SourceLocation,
+) -> Tensor:
+    """The generic op: ``data``'s axes are loops ``0..rank``, then the update loops.
+
+    ``positions`` lists, per indexed axis of ``data``, the operand of
+    ``reads`` holding its index, that axis, and its extent (``index``).
+    """
+    trace, dtype = data.trace, data.dtype
+    rank = data.ndim
+    itypes = [r.tensor.dtype.mlir for r in reads]
+
+    def body(block: Body, args: list[str]) -> str:
+        *indices, update, acc = args
+        hit: str | None = None
+        for operand, axis, extent in positions:
+            here = _position(block, indices[operand], itypes[operand], extent)
+            same = block.op(f"arith.cmpi eq, {here}, {block.op(f'linalg.index {axis}', 'index')}",
+                            "index")
+            hit = same if hit is None else block.op(f"arith.andi {hit}, {same}", "i1")
+        assert hit is not None
+        return _combine(block, reduction, hit, update, acc, dtype.mlir, dtype.is_float)
+
+    iterators = ["parallel"] * rank + ["reduction"] * (loops - rank)
+    return emit_generic(trace, [*reads, updates], loops, iterators,
+                        [f"d{a}" for a in range(rank)], data.symbolic_shape, dtype, data.value,
+                        body, where)
+
+
+def scatter_nd(data: Tensor, indices: Tensor, updates: Tensor, reduction: str = "none") -> Tensor:
+    """ONNX ``ScatterND``: ``out[*indices[w]] = updates[w]`` (or combined by ``reduction``).
+
+    ``indices`` is ``[*w, k]`` with a constant ``k``: each of its vectors
+    indexes the first ``k`` axes of ``data``; ``updates`` is
+    ``[*w, *data.shape[k:]]``.
+
+    Raises:
+        FrontendError: bad element types or reduction.
+        ShapeError: ``k`` is not a constant that fits, or ranks do not match.
+    """
+    where = user_location()
+    _check("scatter_nd", data, indices, updates, reduction, where)
+    last = indices.shape[-1] if indices.ndim else None
+    if last is None or not last.is_exact or not isinstance(last.expr, Const) \
+            or not 0 < last.expr.value <= data.ndim:
+        raise ShapeError(f"scatter_nd at {where}: the last axis of the indices must have a "
+                         f"constant extent from 1 to {data.ndim}")
+    k = last.expr.value
+    batch = indices.ndim - 1
+    if updates.ndim != batch + data.ndim - k:
+        raise ShapeError(f"scatter_nd at {where}: updates have rank {updates.ndim}, not "
+                         f"{batch + data.ndim - k} (indices rank - 1 + data rank - {k})")
+    rank = data.ndim
+    update_loops = [f"d{rank + b}" for b in range(batch)]
+    trace = data.trace
+    reads = [Operand(indices, (*update_loops, str(j))) for j in range(k)]
+    positions = [(j, j, trace.dim_index(data, j, where)) for j in range(k)]
+    window = [f"d{a}" for a in range(k, rank)]
+    return _scatter(data, reads, Operand(updates, (*update_loops, *window)), positions,
+                    rank + batch, reduction, where)
+
+
+def put_along_axis(data: Tensor, indices: Tensor, updates: Tensor, axis: int,
+                   reduction: str = "none") -> Tensor:
+    """``numpy.put_along_axis`` as a function (ONNX ``ScatterElements``): ``out[i with
+    i[axis] = indices[i]] = updates[i]`` for every position ``i`` of ``indices``.
+
+    ``indices`` and ``updates`` have one shape, of ``data``'s rank and
+    ``data``'s extents on every axis but ``axis`` (a run-time check where
+    they cannot be proven).
+
+    Raises:
+        FrontendError: bad element types or reduction.
+        ShapeError: ranks differ, or an axis is out of range.
+    """
+    where = user_location()
+    _check("put_along_axis", data, indices, updates, reduction, where)
+    if not indices.ndim == updates.ndim == data.ndim:
+        raise ShapeError(f"put_along_axis at {where}: data, indices and updates have ranks "
+                         f"{data.ndim}, {indices.ndim} and {updates.ndim}, not one rank")
+    try:
+        (axis,) = normalize_axes((axis,), data.ndim)
+    except ShapeError as err:
+        raise ShapeError(f"put_along_axis at {where}: {err}") from None
+    rank = data.ndim
+    # Loops: data's axes, then the position along `axis` of the update; the
+    # other axes of an update are the output's own.
+    along = tuple(f"d{rank}" if a == axis else f"d{a}" for a in range(rank))
+    extent = data.trace.dim_index(data, axis, where)
+    return _scatter(data, [Operand(indices, along)], Operand(updates, along),
+                    [(0, axis, extent)], rank + 1, reduction, where)
