@@ -16,6 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from symshape_mlir import runtime
 from symshape_mlir.onnx import OnnxImportError, trace_model
+from symshape_mlir.runtime.errors import PlanError
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -231,3 +232,42 @@ def test_large_boolean_constant() -> None:
     model = _model(nodes, [_info("x", ["batch", 16, 16])], [_info("y", None)],
                    [_const("mask", mask), _const("zero_f", np.float32(0))])
     _check(model, [(2, 16, 16), (1, 16, 16), (0, 16, 16)], ["[batch, 16, 16]"])
+
+
+def test_pad_to_a_multiple() -> None:
+    """Pads computed from the shape (Swin's pad to a multiple of the window): symbolic widths."""
+    nodes = [
+        *_batch_of(),
+        _node("Mod", ["n", "seven"], "r"),
+        _node("Sub", ["seven", "r"], "short"),
+        _node("Mod", ["short", "seven"], "pad"),            # (7 - n % 7) % 7
+        _node("Unsqueeze", ["pad", "axes0"], "pad_1"),
+        _node("Concat", ["zeros_3", "pad_1", "zeros_1"], "pads", axis=0),
+        _node("Pad", ["x", "pads"], "y"),
+    ]
+    model = _model(nodes, [_info("x", ["batch", 2])], [_info("y", None)],
+                   [*_COMMON, _const("seven", np.int64(7)), _const("zeros_3", [0, 0]),
+                    _const("zeros_1", [0])])
+    traced = trace_model(model)
+    (shape,) = traced.result_shapes
+    for batch in range(16):
+        assert shape.evaluate({"batch": batch}) == (batch + (7 - batch % 7) % 7, 2)
+    _check(model, [(3, 2), (7, 2), (0, 2)], [str(shape)])
+
+
+def test_division_by_a_size_that_may_be_zero() -> None:
+    """Dividing by a size that is 0 at some binding is checked when that size is used."""
+    nodes = [
+        *_batch_of(),
+        _node("Div", ["twelve", "n"], "per"),              # 12 / batch
+        _node("Unsqueeze", ["per", "axes0"], "per_1"),
+        _node("Concat", ["b", "per_1"], "target", axis=0),
+        _node("Expand", ["cell", "target"], "y"),
+    ]
+    model = _model(nodes, [_info("x", ["batch"])], [_info("y", None)],
+                   [*_COMMON, _const("twelve", np.int64(12)), _const("cell", np.float32(1))])
+    exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
+    assert exe.main(np.zeros(5, np.float32)).shape == (5, 2)
+    with pytest.raises(PlanError) as raised:
+        exe.main(np.zeros(0, np.float32))
+    assert str(raised.value) == "@main result 0: axis 1: division by zero in '12 floordiv batch'"

@@ -307,12 +307,22 @@ class _Prover:
         self.budget -= 1
         if self.budget < 0:
             return False
+        # Every atom's own range may already do (a product of two floordivs of
+        # non-negative sums); eliminating an atom below replaces it by a bound
+        # that can lose its sign.
+        if self._lower_bound(poly) > -scale:
+            return True
+        # Min and max first: splitting one substitutes an argument, which keeps
+        # the divisions it shares with the rest (``P - max(0, P - 3)`` is 3
+        # whatever floordivs P holds); bounding a division first would not.
+        for mono in poly:
+            for atom in mono:
+                if isinstance(atom, (Min, Max)):
+                    return self._split(poly, atom, scale)
         for mono in poly:
             for atom in mono:
                 if not _is_compound(atom):
                     continue
-                if isinstance(atom, (Min, Max)):
-                    return self._split(poly, atom, scale)
                 if self._divides_by_positive_constant(poly, atom):
                     return any(
                         self.nonneg(eliminated, scale * factor)

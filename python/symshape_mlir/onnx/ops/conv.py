@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from typing import cast
 
+from symshape_mlir.extent import canon
+from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.prove import prove_le, prove_nonnegative
 from symshape_mlir.frontend.ops.conv import Pads, conv, conv_transpose, pool
 from symshape_mlir.frontend.ops.indexing import getitem
 from symshape_mlir.frontend.ops.padding import pad
@@ -151,7 +154,7 @@ def pad_(node: NodeContext) -> list[Value]:
     if mode != "constant":
         node.error(f"mode {mode!r} is not supported (constant is)")
     x = node.tensor(0)
-    pads = node.ints(1, "pads")
+    pads = list(node.known(1, "pads").elements)
     axes = list(range(x.ndim))
     if node.has(3):
         axes = [node.axis(a, x.ndim, "axes entry") for a in node.ints(3, "axes")]
@@ -163,13 +166,38 @@ def pad_(node: NodeContext) -> list[Value]:
         if array.size != 1:
             node.error(f"constant_value must be one value, not {array.size}")
         value = array.reshape(-1)[0].item()
-    widths = [(0, 0)] * x.ndim
-    crops = [slice(None)] * x.ndim
+    widths: list[tuple[int | Expr, int | Expr]] = [(0, 0)] * x.ndim
+    crops: list[slice] = [slice(None)] * x.ndim
     for i, axis in enumerate(axes):
-        low, high = pads[i], pads[len(axes) + i]
-        widths[axis] = (max(low, 0), max(high, 0))
-        if low < 0 or high < 0:
-            crops[axis] = slice(-low if low < 0 else None, high if high < 0 else None)
+        low, high = (_width(node, pads[j], j) for j in (i, len(axes) + i))
+        widths[axis] = (_grown(low), _grown(high))
+        before, after = _cut(low), _cut(high)
+        if before or after:
+            extent = x.shape[axis].expr
+            if extent is None or not x.shape[axis].is_exact:
+                node.error(f"axis {axis} is {x.shape[axis]}, not an exact extent to crop")
+            crops[axis] = slice(before or None, canon.sub(extent, after) if after else None)
     if any(c != slice(None) for c in crops):
         x = getitem(x, tuple(crops))
-    return [pad(x, widths, value) if any(lo or hi for lo, hi in widths) else x]
+    grown = any(not (isinstance(w, int) and w == 0) for pair in widths for w in pair)
+    return [pad(x, widths, value) if grown else x]
+
+
+def _width(node: NodeContext, e: Expr, index: int) -> Expr:
+    """A pad width whose sign is known (positive pads, negative crops)."""
+    if isinstance(e, Const) or prove_nonnegative(e) or prove_le(e, 0):
+        return e
+    node.error(f"pads element {index} is {e}, whose sign depends on the binding")
+
+
+def _grown(e: Expr) -> int | Expr:
+    if isinstance(e, Const):
+        return max(e.value, 0)
+    return e if prove_nonnegative(e) else 0
+
+
+def _cut(e: Expr) -> Expr | int:
+    """How much a negative width crops (0 for a pad)."""
+    if isinstance(e, Const):
+        return max(-e.value, 0)
+    return 0 if prove_nonnegative(e) else canon.neg(e)

@@ -15,7 +15,9 @@ Every question an element asks is put to the extent provers: ``Equal(batch,
 a run-time computation, and a consumer that needs the data at import time
 names the undecided element. Integer arithmetic keeps ONNX semantics:
 ``Div`` truncates toward zero and ``Mod`` takes the divisor's sign, each
-folded only where the signs are proven.
+folded only where the signs are proven; a symbolic divisor that may be 0
+(``windows = h floordiv 7 * (w floordiv 7)``) divides anyway, and the size
+that reads the quotient fails the call that divides by zero at run time.
 
 An evaluator returns ``None`` when an input is not known data (a tensor
 computed at run time); the op's importer then runs.
@@ -132,9 +134,11 @@ def _divide(index: tuple[int, ...], a: Expr, b: Expr) -> Expr:
     if isinstance(a, Const) and isinstance(b, Const):
         quotient = abs(a.value) // abs(b.value)
         return Const(quotient if (a.value >= 0) == (b.value > 0) else -quotient)
-    if prove_gt(b, 0):
+    # A divisor that may be 0 at some binding divides by it there: the size
+    # that reads the quotient fails that call with a division-by-zero check.
+    if prove_nonnegative(b):
         return _truncated(a, b)
-    if prove_lt(b, 0):
+    if prove_le(b, 0):
         return canon.neg(_truncated(a, canon.neg(b)))
     raise Undecided(index, f"the sign of the divisor {b}")
 
@@ -147,10 +151,11 @@ def _remainder(index: tuple[int, ...], a: Expr, b: Expr, fmod: bool) -> Expr:
 
 
 def _nonzero_divisors(node: NodeContext, divisors: Known) -> None:
+    """Constant zero divisors are errors; symbolic ones are checked where the result sizes
+    a tensor (a run-time division-by-zero check)."""
     for index, b in zip(np.ndindex(divisors.shape), divisors.elements, strict=True):
         if isinstance(b, Const) and b.value == 0:
             node.error(f"element {list(index)} of the divisor is 0")
-        _decided(prove_ne(b, 0), index, f"{b} != 0")
 
 
 _ARITHMETIC: dict[str, Callable[[Expr, Expr], Expr]] = {

@@ -23,6 +23,7 @@ import numpy as np
 from symshape_mlir.extent import canon
 from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact
+from symshape_mlir.extent.prove import prove_le
 from symshape_mlir.frontend.dtypes import as_dtype, i1
 from symshape_mlir.frontend.ops import shape_ops as fs
 from symshape_mlir.frontend.ops.generic import Body, emit_empty, emit_fill, emit_generic
@@ -234,7 +235,10 @@ def slice_(node: NodeContext) -> list[Value]:
             node.error(f"step {step} is not supported (steps must be positive)")
         begin, end = _clamp(s, dims[a]), _clamp(e, dims[a])
         offsets[a] = begin
-        sizes[a] = canon.maximum(canon.ceildiv(canon.sub(end, begin), step), 0)
+        span = canon.ceildiv(canon.sub(end, begin), step)
+        # The clamp to 0 only where it may bite: roll's two slices then sum back
+        # to the axis (n - max(n - 3, 0) and max(n - 3, 0)).
+        sizes[a] = span if prove_le(begin, end) else canon.maximum(span, 0)
         strides[a] = step
     return [_extract(node, x, offsets, sizes, strides)]
 
