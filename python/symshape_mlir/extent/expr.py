@@ -112,6 +112,8 @@ _MUL: Final = 2
 _ATOM: Final = 3
 
 _TABLE: weakref.WeakValueDictionary[tuple[object, ...], Expr] = weakref.WeakValueDictionary()
+#: Small constants, held for good: sizes and indices create them over and over.
+_SMALL_CONSTS: dict[int, Const] = {}
 _TABLE_LOCK = threading.Lock()
 
 
@@ -533,7 +535,13 @@ class Const(Expr):
     value: int
 
     def __new__(cls, value: int) -> Const:
-        return _interned(Const, (operator.index(value),))
+        value = operator.index(value)
+        node = _SMALL_CONSTS.get(value)
+        if node is None:
+            node = _interned(Const, (value,))
+            if -8 <= value <= 4096:
+                _SMALL_CONSTS[value] = node
+        return node
 
     def _setup(self, value: int) -> None:
         self.value = value

@@ -26,8 +26,9 @@ import numpy as np
 import onnx
 from onnx.reference.ops import load_op
 
+from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext, onnx_dtype
-from symshape_mlir.onnx.values import Known, Literal, Value
+from symshape_mlir.onnx.values import Abstract, Known, Literal, Value
 
 __all__ = ["FOLD_LIMIT", "fold"]
 
@@ -52,16 +53,19 @@ def _constant(value: Value) -> np.ndarray | None:
 def fold(node: NodeContext) -> list[Value] | None:
     """The node's outputs as constants, when every input is one and the node folds."""
     proto = node.node
-    if proto.op_type in _NEVER or any(a.type in (onnx.AttributeProto.GRAPH,
-                                                 onnx.AttributeProto.GRAPHS)
-                                      for a in proto.attribute):
+    values = node.graph.values
+    if proto.op_type in _NEVER or any(
+            isinstance(values.get(name), Tensor | Abstract) for name in node.inputs if name):
+        return None
+    if any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+           for a in proto.attribute):
         return None
     arrays: list[np.ndarray | None] = []
-    for index, name in enumerate(proto.input):
+    for name in node.inputs:
         if not name:
             arrays.append(None)
             continue
-        array = _constant(node.value(index))
+        array = _constant(values[name])
         if array is None:
             return None
         arrays.append(array)

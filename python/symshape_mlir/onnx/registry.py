@@ -10,7 +10,9 @@ than every registration is unsupported at that opset.
 An evaluator (``@evaluator("Equal", since=13)``) computes an op on integer
 and boolean data known at import time, element by element over extents
 (:mod:`symshape_mlir.onnx.ops.data`); the importer runs when it gives
-nothing. Both tables are looked up the same way.
+nothing. A shape rule (``@shape_rule("Add", since=7)``) gives the outputs'
+shapes and element types from the inputs' without building anything
+(``infer_shapes(build=False)``). The three tables are looked up the same way.
 
 Example:
     >>> @importer("Relu", 13)
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Evaluator", "Importer", "evaluator", "importer", "lookup", "lookup_evaluator",
-    "supported_ops",
+    "lookup_shape_rule", "shape_rule", "supported_ops",
 ]
 
 Importer = Callable[["NodeContext"], "list[Value]"]
@@ -49,11 +51,18 @@ _TABLE: dict[str, dict[int, Importer]] = {}
 _EVALUATORS: dict[str, dict[int, Evaluator]] = {}
 """Op type -> operator version -> evaluator of known data."""
 
+_SHAPE_RULES: dict[str, dict[int, Importer]] = {}
+"""Op type -> operator version -> shape rule (outputs as ``Abstract`` values or data)."""
+
+
+_TABLES = (_TABLE, _EVALUATORS, _SHAPE_RULES)
+
 
 def _registrar(table: _Table, what: str, ops: tuple[str, ...], since: int) -> Callable:
     def register(fn: Callable) -> Callable:
         for op in ops:
             add_unique(table.setdefault(op, {}), since, fn, f"{op} {what} from version")
+        _find_cached.cache_clear()
         return fn
 
     return register
@@ -86,6 +95,20 @@ def schema_version(op: str, opset: int) -> int | None:
         return None
 
 
+def shape_rule(*ops: str, since: int = 13) -> Callable[[Importer], Importer]:
+    """Registers the shape rule of ``ops`` from operator version ``since``.
+
+    Raises:
+        ValueError: the op already has a shape rule from that version.
+    """
+    return _registrar(_SHAPE_RULES, "shape rule", ops, since)
+
+
+@functools.cache
+def _find_cached(table_id: int, op: str, opset: int) -> tuple[Callable | None, int | None]:
+    return _find(_TABLES[table_id], op, opset)
+
+
 def _find(table: _Table, op: str, opset: int) -> tuple[Callable | None, int | None]:
     version = schema_version(op, opset)
     versions = table.get(op)
@@ -97,12 +120,17 @@ def _find(table: _Table, op: str, opset: int) -> tuple[Callable | None, int | No
 
 def lookup(op: str, opset: int) -> tuple[Importer | None, int | None]:
     """The importer for ``op`` at ``opset``, and the operator version in effect."""
-    return _find(_TABLE, op, opset)
+    return _find_cached(0, op, opset)
 
 
 def lookup_evaluator(op: str, opset: int) -> Evaluator | None:
     """The evaluator of known data for ``op`` at ``opset``, if there is one."""
-    return _find(_EVALUATORS, op, opset)[0]
+    return _find_cached(1, op, opset)[0]
+
+
+def lookup_shape_rule(op: str, opset: int) -> Importer | None:
+    """The shape rule for ``op`` at ``opset``, if there is one."""
+    return _find_cached(2, op, opset)[0]
 
 
 def supported_ops() -> list[str]:

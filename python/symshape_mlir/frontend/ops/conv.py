@@ -31,7 +31,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
@@ -54,6 +53,7 @@ from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.shapes.windows import Window, window
 
 __all__ = ["PAD_MODES", "Pads", "conv", "conv_transpose", "pool"]
 
@@ -64,38 +64,11 @@ Pads = str | int | Sequence[tuple[Width, Width]]
 PAD_MODES = ("valid", "same_upper", "same_lower")
 
 
-@dataclass(frozen=True)
-class _Window:
-    """The window of one spatial axis.
-
-    Attributes:
-        size: the input extent.
-        kernel, stride, dilation: the window.
-        low, high: the padding before and after, part of the input.
-        slack: padding after the ``high`` one that windows may read but
-            that is no element (``ceil_mode``'s partial last window).
-        out: the output extent.
-    """
-
-    size: Expr
-    kernel: int
-    stride: int
-    dilation: int
-    low: Expr
-    high: Expr
-    slack: int
-    out: Expr
-
-    @property
-    def span(self) -> int:
-        """The extent one window covers."""
-        return self.dilation * (self.kernel - 1) + 1
-
-    def read(self, out_loop: int, kernel_loop: int) -> str:
-        """The index map result reading the padded input."""
-        out = f"d{out_loop}" if self.stride == 1 else f"d{out_loop} * {self.stride}"
-        tap = f"d{kernel_loop}" if self.dilation == 1 else f"d{kernel_loop} * {self.dilation}"
-        return f"{out} + {tap}"
+def _read(window: Window, out_loop: int, kernel_loop: int) -> str:
+    """The index map result reading the padded input along ``window``'s axis."""
+    out = f"d{out_loop}" if window.stride == 1 else f"d{out_loop} * {window.stride}"
+    tap = f"d{kernel_loop}" if window.dilation == 1 else f"d{kernel_loop} * {window.dilation}"
+    return f"{out} + {tap}"
 
 
 def _per_axis(op: str, name: str, value: int | Sequence[int], count: int,
@@ -118,7 +91,7 @@ def _windows(
     pads: Pads,
     ceil_mode: bool,
     where: SourceLocation,
-) -> list[_Window]:
+) -> list[Window]:
     spatial = x.ndim - 2
     steps = _per_axis(op, "strides", strides, spatial, where)
     rates = _per_axis(op, "dilations", dilations, spatial, where)
@@ -140,36 +113,10 @@ def _windows(
     for axis in range(spatial):
         # Exact by require_exact above (or, under defer, a bound): the expression is set.
         size = cast(Expr, x.shape[2 + axis].expr)
-        k, s, d = kernel[axis], steps[axis], rates[axis]
-        span = d * (k - 1) + 1
-        slack = 0
-        low: Expr
-        high: Expr
-        if pads == "valid":
-            low = high = Const(0)
-            out = canon.floordiv(size - span, s) + 1
-        elif isinstance(pads, str):
-            out = canon.ceildiv(size, s)
-            total = (out - 1) * s + span - size
-            if span < s:
-                total = canon.maximum(0, total)
-            half = canon.floordiv(total, 2)
-            low = half if pads == "same_upper" else total - half
-            high = total - low
-        else:
-            # Exact by pad_extent (or, under defer, a bound): the expressions are set.
-            low, high = (cast(Expr, pad_extent(op, w, x, where).expr) for w in widths[axis])
-            reach = size + low + high - span
-            if ceil_mode:
-                # ONNX rounds up, then drops a last window starting in the end padding.
-                last = canon.ceildiv(reach, s)
-                out = last + 1
-                if not (isinstance(high, Const) and high.value + s <= span):
-                    out = canon.minimum(out, canon.maximum(last, canon.ceildiv(size + low, s)))
-                slack = s - 1
-            else:
-                out = canon.floordiv(reach, s) + 1
-        windows.append(_Window(size, k, s, d, low, high, slack, out))
+        pair: str | tuple[Expr, Expr] = pads if isinstance(pads, str) else cast(
+            tuple[Expr, Expr],
+            tuple(cast(Expr, pad_extent(op, w, x, where).expr) for w in widths[axis]))
+        windows.append(window(size, kernel[axis], steps[axis], rates[axis], pair, ceil_mode))
     return windows
 
 
@@ -177,7 +124,7 @@ def _width(e: Expr) -> int | Expr:
     return e.value if isinstance(e, Const) else e
 
 
-def _pad_spatial(x: Tensor, windows: Sequence[_Window], value: float | int,
+def _pad_spatial(x: Tensor, windows: Sequence[Window], value: float | int,
                  where: SourceLocation, include: bool = True) -> Tensor:
     """``x`` padded by the windows' padding (only their slack if not ``include``),
     then cut to the extent the windows read.
@@ -220,7 +167,7 @@ def _pad_spatial(x: Tensor, windows: Sequence[_Window], value: float | int,
     return Tensor(trace, name, shape, x.dtype)
 
 
-def _slide(kind: str, padded: Tensor, windows: Sequence[_Window], where: SourceLocation) -> Tensor:
+def _slide(kind: str, padded: Tensor, windows: Sequence[Window], where: SourceLocation) -> Tensor:
     """Max or sum of each window of ``padded`` over its trailing spatial axes."""
     trace = padded.trace
     dtype = padded.dtype
@@ -234,7 +181,7 @@ def _slide(kind: str, padded: Tensor, windows: Sequence[_Window], where: SourceL
     filled = emit_fill(trace, init, dtype, identity(kind, dtype), tensor_type(out_shape, dtype),
                        where)
     outs = [f"d{a}" for a in range(lead + spatial)]
-    reads = [w.read(lead + i, lead + spatial + i) for i, w in enumerate(windows)]
+    reads = [_read(w, lead + i, lead + spatial + i) for i, w in enumerate(windows)]
     combine = COMBINE[kind][0 if dtype.is_float else 1]
     def body(block: Body, args: list[str]) -> str:
         return block.op(f"{combine} {args[2]}, {args[0]}", dtype.mlir)
@@ -312,7 +259,7 @@ def pool(
     return divide(total, _counts(x, windows, count_include_pad, where))
 
 
-def _counts(x: Tensor, windows: Sequence[_Window], count_include_pad: bool,
+def _counts(x: Tensor, windows: Sequence[Window], count_include_pad: bool,
             where: SourceLocation) -> Tensor:
     """The number of elements each window averages: ``[out...]``, a window sum
     over ones (the input, and its padding if it counts) padded with zeros."""
@@ -399,7 +346,7 @@ def conv(
     outs = [f"d{a}" for a in range(lead + spatial)]
     c = lead + spatial
     taps = [c + 1 + i for i in range(spatial)]
-    reads = [win.read(lead + i, taps[i]) for i, win in enumerate(windows)]
+    reads = [_read(win, lead + i, taps[i]) for i, win in enumerate(windows)]
     group = ["d1"] if groups > 1 else []
     x_map = ("d0", *group, f"d{c}", *reads)
     w_map = (*group, f"d{lead - 1}", f"d{c}", *(f"d{t}" for t in taps))

@@ -22,7 +22,7 @@ import operator
 from collections.abc import Sequence
 from typing import Literal
 
-from symshape_mlir.extent.expr import Const, Expr, Prod, Sum, Sym
+from symshape_mlir.extent.expr import Const, Expr, Sym
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent, UpperBound
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.frontend.dtypes import DType
@@ -39,6 +39,7 @@ from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import BoundOrigin, FunctionTrace, tensor_type
 from symshape_mlir.shapes.broadcast import broadcast_shapes
 from symshape_mlir.shapes.errors import BroadcastError
+from symshape_mlir.shapes.reshape import factors, numel, reshape_hole
 from symshape_mlir.shapes.rules import normalize_axes
 from symshape_mlir.shapes.shape import Shape, axis_name
 from symshape_mlir.shapes.unify import unify_extents
@@ -78,50 +79,8 @@ def _target_extent(
     return Exact(Const(item))
 
 
-def _numel(dims: Sequence[ShapeExtent]) -> ShapeExtent:
-    return functools.reduce(operator.mul, dims, Exact(Const(1)))
-
-
 def _const(extent: ShapeExtent) -> int | None:
     return extent.expr.value if extent.is_exact and isinstance(extent.expr, Const) else None
-
-
-def _factors(dims: Sequence[ShapeExtent]) -> tuple[int, list[Expr]]:
-    """The constant and the symbolic factors (with repeats) of a product of extents."""
-    constant, factors = 1, []
-    for extent in dims:
-        expr = extent.expr
-        assert expr is not None
-        if isinstance(expr, Const):
-            constant *= expr.value
-        elif isinstance(expr, Sum) and expr.const == 0 and len(expr.terms) == 1:
-            term, coef = expr.terms[0]
-            constant *= coef
-            sub_constant, sub_factors = _factors([Exact(term)])
-            constant *= sub_constant
-            factors.extend(sub_factors)
-        elif isinstance(expr, Prod):
-            factors.extend(f for f, power in expr.factors for _ in range(power))
-        else:
-            factors.append(expr)
-    return constant, factors
-
-
-def _quotient(dims: Sequence[ShapeExtent], known: Sequence[ShapeExtent]) -> ShapeExtent:
-    """``prod(dims) / prod(known)`` for ``-1``: cancelled factor by factor when
-    ``known``'s factors are among ``dims``' (``[batch, seq, 4]`` by ``[seq, 4]``
-    is ``batch``), else a ``floordiv``."""
-    total, have = _factors(dims)
-    part, want = _factors(known)
-    remaining = list(have)
-    for factor in want:
-        if factor not in remaining:
-            break
-        remaining.remove(factor)
-    else:
-        if part and total % part == 0:
-            return _numel([Exact(Const(total // part)), *(Exact(f) for f in remaining)])
-    return _numel(dims) // _numel(known)
 
 
 def _divides(a: tuple[int, list[Expr]], b: tuple[int, list[Expr]]) -> bool:
@@ -146,16 +105,16 @@ def reshape_groups(
     i = j = 0
     while i < len(source) and j < len(target):
         gs, gt = [i], [j]
-        ps, pt = _factors([source[i]]), _factors([target[j]])
+        ps, pt = factors([source[i]]), factors([target[j]])
         i, j = i + 1, j + 1
         while (ps[0], sorted(map(str, ps[1]))) != (pt[0], sorted(map(str, pt[1]))):
             if _divides(ps, pt) and i < len(source):
                 gs.append(i)
-                ps = _factors([source[k] for k in gs])
+                ps = factors([source[k] for k in gs])
                 i += 1
             elif _divides(pt, ps) and j < len(target):
                 gt.append(j)
-                pt = _factors([target[k] for k in gt])
+                pt = factors([target[k] for k in gt])
                 j += 1
             else:
                 return None
@@ -184,7 +143,7 @@ def _reshape_by_groups(x: Tensor, target: Shape, where: SourceLocation) -> Tenso
     trace = x.trace
     current = x
     if any(len(gs) != 1 for gs, _ in groups):
-        merged = Shape([_numel([x.shape[k] for k in gs]) for gs, _ in groups])
+        merged = Shape([numel([x.shape[k] for k in gs]) for gs, _ in groups])
         name = trace.ssa("q")
         trace.emit(
             f"{name} = tensor.collapse_shape {x.value} {_reassociation([gs for gs, _ in groups])}"
@@ -235,12 +194,12 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
             where,
             f", and target extent {holes[0]} (-1) would be inferred from it",
         )
-        divisor = _numel(known)
+        divisor = numel(known)
         if _const(divisor) == 0:
             raise ShapeError(f"reshape at {where}: cannot infer -1 with a zero-size target")
-        dims[holes[0]] = _quotient(x.shape, known)
+        dims[holes[0]] = reshape_hole(x.shape, known)
     target = Shape([d for d in dims if d is not None])
-    before, after = _numel(x.shape), _numel(target.dims)
+    before, after = numel(x.shape), numel(target.dims)
     if isinstance(before, Exact) and isinstance(after, Exact) and \
             prove_eq(before.expr, after.expr) is False:
         raise ShapeError(

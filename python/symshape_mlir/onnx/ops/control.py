@@ -18,13 +18,14 @@ from __future__ import annotations
 import onnx
 
 from symshape_mlir.onnx.context import NodeContext
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Value
 
 __all__: list[str] = []
 
 
 @importer("If", since=13)
+@shape_rule("If", since=13)
 def if_(node: NodeContext) -> list[Value]:
     condition = node.known(0, "cond")
     value = condition.constant

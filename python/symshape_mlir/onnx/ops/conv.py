@@ -20,6 +20,7 @@ from typing import cast
 
 from symshape_mlir.extent import canon
 from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_le, prove_nonnegative
 from symshape_mlir.frontend.ops.conv import Pads, conv, conv_transpose, pool
 from symshape_mlir.frontend.ops.indexing import getitem
@@ -27,8 +28,11 @@ from symshape_mlir.frontend.ops.padding import pad
 from symshape_mlir.frontend.ops.reductions import mean, reduce
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.ops.abstract import abstract
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Value
+from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.shapes.windows import transposed_extent, transposed_pads, window
 
 __all__: list[str] = []
 
@@ -201,3 +205,94 @@ def _cut(e: Expr) -> Expr | int:
     if isinstance(e, Const):
         return max(-e.value, 0)
     return 0 if prove_nonnegative(e) else canon.neg(e)
+
+
+# -- shape rules --------------------------------------------------------------------------
+
+
+def _spatial_shape(node: NodeContext) -> Shape:
+    shape = node.shape(0)
+    if shape.rank < 3:
+        node.error(f"the input must have rank 3 or more ([N, C, spatial...]), not {shape.rank}")
+    return shape
+
+
+def _windowed(node: NodeContext, shape: Shape, channels: ShapeExtent, kernel: list[int],
+              ceil_mode: bool) -> list[Value]:
+    spatial = shape.rank - 2
+    pads = _pads(node, spatial)
+    strides = _ints(node, "strides", spatial, 1)
+    dilations = _ints(node, "dilations", spatial, 1)
+    outs = []
+    for axis in range(spatial):
+        extent = shape[2 + axis]
+        if not extent.is_exact or extent.expr is None:
+            node.error(f"spatial axis {axis} is {extent}, not an exact extent")
+        pair = pads if isinstance(pads, str) else cast(list[tuple[int, int]], pads)[axis]
+        outs.append(Exact(window(extent.expr, kernel[axis], strides[axis], dilations[axis], pair,
+                                 ceil_mode).out))
+    return [abstract(Shape([shape[0], channels, *outs]), node.element_type(0))]
+
+
+@shape_rule("Conv", since=11)
+def conv_rule(node: NodeContext) -> list[Value]:
+    shape, weights = _spatial_shape(node), node.shape(1)
+    kernel = [int(e.expr.value) for e in weights[2:]  # type: ignore[union-attr]
+              if e.is_exact and isinstance(e.expr, Const)]
+    if len(kernel) != shape.rank - 2:
+        node.error("kernel extents must be static")
+    return _windowed(node, shape, weights[0], kernel, False)
+
+
+@shape_rule("MaxPool", "AveragePool", since=11)
+def pool_rule(node: NodeContext) -> list[Value]:
+    shape = _spatial_shape(node)
+    return _windowed(node, shape, shape[1], _kernel(node, shape.rank - 2),
+                     bool(node.attr("ceil_mode", 0)))
+
+
+@shape_rule("GlobalAveragePool", "GlobalMaxPool", since=1)
+def global_pool_rule(node: NodeContext) -> list[Value]:
+    shape = _spatial_shape(node)
+    return [abstract(Shape([shape[0], shape[1], *([Exact(1)] * (shape.rank - 2))]),
+                     node.element_type(0))]
+
+
+@shape_rule("ConvTranspose", since=11)
+def conv_transpose_rule(node: NodeContext) -> list[Value]:
+    shape, weights = _spatial_shape(node), node.shape(1)
+    spatial = shape.rank - 2
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    mode = _AUTO_PAD.get(auto_pad) if auto_pad != "NOTSET" else None
+    widths = _ints(node, "pads", 2 * spatial, 0)
+    strides = _ints(node, "strides", spatial, 1)
+    dilations = _ints(node, "dilations", spatial, 1)
+    extra = _ints(node, "output_padding", spatial, 0)
+    outs = []
+    for axis in range(spatial):
+        kernel, extent = weights[2 + axis], shape[2 + axis]
+        if not (kernel.is_exact and isinstance(kernel.expr, Const)) or extent.expr is None:
+            node.error("kernel extents must be static and input extents exact")
+        k = kernel.expr.value
+        pads = transposed_pads(k, strides[axis], dilations[axis],
+                               mode or (widths[axis], widths[spatial + axis]), extra[axis])
+        outs.append(Exact(transposed_extent(extent.expr, k, strides[axis], dilations[axis], pads,
+                                            extra[axis])))
+    filters = weights[1] * int(node.attr("group", 1))
+    return [abstract(Shape([shape[0], filters, *outs]), node.element_type(0))]
+
+
+@shape_rule("Pad", since=13)
+def pad_rule(node: NodeContext) -> list[Value]:
+    shape = node.shape(0)
+    pads = list(node.known(1, "pads").elements)
+    axes = list(range(shape.rank))
+    if node.has(3):
+        axes = [node.axis(a, shape.rank, "axes entry") for a in node.ints(3, "axes")]
+    if len(pads) != 2 * len(axes):
+        node.error(f"pads has {len(pads)} entries, not 2 per axis ({2 * len(axes)})")
+    dims = list(shape)
+    for i, axis in enumerate(axes):
+        low, high = (_width(node, pads[j], j) for j in (i, len(axes) + i))
+        dims[axis] = dims[axis] + Exact(canon.add(low, high))
+    return [abstract(Shape(dims), node.element_type(0))]

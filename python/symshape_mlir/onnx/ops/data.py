@@ -104,6 +104,16 @@ def _map(
     dtype: np.dtype,
 ) -> Known:
     """``fn`` applied to each element of the inputs broadcast together (numpy rules)."""
+    shapes = {k.shape for k in inputs if k.shape != ()}
+    if len(shapes) <= 1:  # equal shapes and scalars: element by element, without numpy
+        shape = shapes.pop() if shapes else ()
+        count = len(next(k for k in inputs if k.shape == shape).elements)
+        columns = [k.elements if k.shape == shape else k.elements * count for k in inputs]
+        indices = list(np.ndindex(shape)) if count > 1 or shape else [()]
+        out = tuple(fn(index, list(row)) for index, row in zip(indices, zip(*columns,
+                                                                             strict=True),
+                                                               strict=True))
+        return Known(shape, out, np.dtype(dtype))
     try:
         arrays = np.broadcast_arrays(*(known_array(k) for k in inputs))
     except ValueError:
@@ -446,6 +456,9 @@ def concat(node: NodeContext) -> list[Value] | None:
     inputs = _inputs(node)
     if not inputs:
         return None
+    if all(len(k.shape) == 1 for k in inputs):  # shape vectors, the common case
+        node.axis(node.attr("axis"), 1)
+        return [Known.vector([e for k in inputs for e in k.elements], inputs[0].dtype)]
     arrays = [known_array(k) for k in inputs]
     if len({a.ndim for a in arrays}) != 1:
         node.error("inputs have different ranks")
@@ -467,6 +480,8 @@ def gather(node: NodeContext) -> list[Value] | None:
     extent = known.shape[axis]
     if np.any((picks < -extent) | (picks >= extent)):
         node.error(f"indices {picks.tolist()} are out of range for extent {extent}")
+    if len(known.shape) == 1 and picks.ndim == 0:  # one element of a shape vector
+        return [Known((), (known.elements[int(picks)],), known.dtype)]
     return [from_array(np.take(known_array(known), picks, axis=axis), known.dtype)]
 
 

@@ -24,7 +24,8 @@ from symshape_mlir.frontend.ops.elementwise import binary_body
 from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext, onnx_dtype, onnx_type_name
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.ops.abstract import BOOL, broadcast, like
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Value
 
 __all__: list[str] = []
@@ -369,3 +370,54 @@ def cast(node: NodeContext) -> list[Value]:
 @importer("CastLike", since=15)
 def cast_like(node: NodeContext) -> list[Value]:
     return [fe.astype(node.tensor(0), node.dtype(1))]
+
+
+# -- shape rules (infer_shapes without building) ------------------------------------------
+
+
+@shape_rule("Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean", since=13)
+@shape_rule("And", "Or", "Xor", since=7)
+def broadcast_rule(node: NodeContext) -> list[Value]:
+    return [broadcast(node)]
+
+
+@shape_rule("Equal", "Less", "Greater", since=13)
+@shape_rule("LessOrEqual", "GreaterOrEqual", since=12)
+def compare_rule(node: NodeContext) -> list[Value]:
+    return [broadcast(node, dtype=BOOL)]
+
+
+@shape_rule("Where", since=9)
+def where_rule(node: NodeContext) -> list[Value]:
+    return [broadcast(node, dtype=node.element_type(1))]
+
+
+@shape_rule("Neg", "Abs", "Relu", "Sign", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal",
+            "Ceil", "Floor", "Erf", "Clip", since=13)
+@shape_rule("Round", since=11)
+@shape_rule("Sin", "Cos", "Tan", "HardSigmoid", "LeakyRelu", "Elu", "Selu", since=6)
+@shape_rule("HardSwish", since=14)
+@shape_rule("Softplus", since=1)
+@shape_rule("Gelu", since=20)
+def unary_rule(node: NodeContext) -> list[Value]:
+    return [like(node)]
+
+
+@shape_rule("IsNaN", since=13)
+@shape_rule("IsInf", since=10)
+@shape_rule("Not", since=1)
+def predicate_rule(node: NodeContext) -> list[Value]:
+    return [like(node, dtype=BOOL)]
+
+
+@shape_rule("Cast", since=13)
+def cast_rule(node: NodeContext) -> list[Value]:
+    dtype = onnx_dtype(node.attr("to"))
+    if dtype is None:
+        node.error(f"casting to {onnx_type_name(node.attr('to'))} is not supported")
+    return [like(node, dtype=dtype.numpy)]
+
+
+@shape_rule("CastLike", since=15)
+def cast_like_rule(node: NodeContext) -> list[Value]:
+    return [like(node, dtype=node.element_type(1))]

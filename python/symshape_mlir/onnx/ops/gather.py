@@ -23,10 +23,12 @@ from symshape_mlir.frontend.ops.gather import gather_nd as gather_nd_
 from symshape_mlir.frontend.ops.gather import take, take_along_axis
 from symshape_mlir.frontend.ops.scatter import put_along_axis, scatter_nd
 from symshape_mlir.onnx.context import NodeContext
+from symshape_mlir.onnx.ops.abstract import abstract, like
 from symshape_mlir.onnx.ops.data import data
 from symshape_mlir.onnx.ops.shape import exact_dims
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Known, Literal, Value
+from symshape_mlir.shapes.shape import Shape
 
 __all__: list[str] = []
 
@@ -77,3 +79,33 @@ def scatter_elements(node: NodeContext) -> list[Value]:
     data, indices, updates = node.tensor(0), node.tensor(1), node.tensor(2)
     axis = node.axis(node.attr("axis", 0), data.ndim)
     return [put_along_axis(data, indices, updates, axis, node.attr("reduction", "none"))]
+
+
+# -- shape rules --------------------------------------------------------------------------
+
+
+@shape_rule("Gather", since=13)
+def gather_rule(node: NodeContext) -> list[Value]:
+    data, indices = node.shape(0), node.shape(1)
+    axis = node.axis(node.attr("axis", 0), data.rank)
+    return [abstract(Shape([*data[:axis], *indices, *data[axis + 1:]]), node.element_type(0))]
+
+
+@shape_rule("GatherElements", since=13)
+def gather_elements_rule(node: NodeContext) -> list[Value]:
+    return [like(node, 1, dtype=node.element_type(0))]
+
+
+@shape_rule("GatherND", since=13)
+def gather_nd_rule(node: NodeContext) -> list[Value]:
+    data, indices = node.shape(0), node.shape(1)
+    depth = indices[-1] if indices.rank else None
+    if depth is None or not depth.is_exact or not isinstance(depth.expr, Const):
+        node.error("the last axis of the indices must have a constant extent")
+    start = int(node.attr("batch_dims", 0)) + depth.expr.value
+    return [abstract(Shape([*indices[:-1], *data[start:]]), node.element_type(0))]
+
+
+@shape_rule("ScatterND", "ScatterElements", since=13)
+def scatter_rule(node: NodeContext) -> list[Value]:
+    return [like(node)]

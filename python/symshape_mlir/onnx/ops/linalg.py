@@ -7,12 +7,17 @@ Example:
 
 from __future__ import annotations
 
+from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.ops import elementwise as fe
 from symshape_mlir.frontend.ops import shape_ops as fs
 from symshape_mlir.frontend.ops.linalg import matmul as matmul_
 from symshape_mlir.onnx.context import NodeContext
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.ops.abstract import abstract
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Value
+from symshape_mlir.shapes.errors import ShapeError
+from symshape_mlir.shapes.rules import matmul_shape
+from symshape_mlir.shapes.shape import Shape
 
 __all__: list[str] = []
 
@@ -56,3 +61,37 @@ def gemm(node: NodeContext) -> list[Value]:
             c = fe.multiply(c, beta if c.dtype.is_float else int(beta))
         y = fe.add(y, c)
     return [y]
+
+
+# -- shape rules --------------------------------------------------------------------------
+
+
+@shape_rule("MatMul", since=13)
+def matmul_rule(node: NodeContext) -> list[Value]:
+    a, b = node.shape(0), node.shape(1)
+    if a.rank == 0 or b.rank == 0:
+        node.error("inputs must have rank 1 or more")
+    if b.rank == 2 and a.rank >= 2 and a[-1] is b[0]:  # activations times a weight
+        return [abstract(Shape([*a[:-1], b[1]]), node.element_type(0))]
+    lhs = Shape([Exact(1), *a]) if a.rank == 1 else a
+    rhs = Shape([*b, Exact(1)]) if b.rank == 1 else b
+    try:
+        shape = matmul_shape(lhs, rhs)
+    except ShapeError as err:
+        node.error(str(err))
+    dims = list(shape)
+    if b.rank == 1:
+        dims.pop(-1)
+    if a.rank == 1:
+        dims.pop(-2 if b.rank != 1 else -1)
+    return [abstract(Shape(dims), node.element_type(0))]
+
+
+@shape_rule("Gemm", since=13)
+def gemm_rule(node: NodeContext) -> list[Value]:
+    a, b = node.shape(0), node.shape(1)
+    if a.rank != 2 or b.rank != 2:
+        node.error(f"A and B must be matrices, not of rank {a.rank} and {b.rank}")
+    rows = a[1] if node.attr("transA", 0) else a[0]
+    columns = b[0] if node.attr("transB", 0) else b[1]
+    return [abstract(Shape([rows, columns]), node.element_type(0))]

@@ -8,6 +8,8 @@ Example:
 
 from __future__ import annotations
 
+import numpy as np
+
 from symshape_mlir.frontend.ops import elementwise as fe
 from symshape_mlir.frontend.ops import shape_ops as fs
 from symshape_mlir.frontend.ops.nn import softmax as softmax_
@@ -16,8 +18,10 @@ from symshape_mlir.frontend.ops.reductions import mean
 from symshape_mlir.frontend.ops.reductions import sum as sum_
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.ops.abstract import abstract, like
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Value
+from symshape_mlir.shapes.rules import reduce_shape
 
 __all__: list[str] = []
 
@@ -107,3 +111,23 @@ def batch_norm(node: NodeContext) -> list[Value]:
     eps = float(node.attr("epsilon", 1e-5))
     normalized = fe.divide(fe.subtract(x, mean_), fe.sqrt(fe.add(var, eps)))
     return [fe.add(fe.multiply(normalized, scale), bias)]
+
+
+# -- shape rules --------------------------------------------------------------------------
+
+
+@shape_rule("Softmax", "LogSoftmax", since=13)
+@shape_rule("BatchNormalization", since=15)
+@shape_rule("InstanceNormalization", since=6)
+@shape_rule("GroupNormalization", since=18)
+def normalized_rule(node: NodeContext) -> list[Value]:
+    return [like(node)]
+
+
+@shape_rule("LayerNormalization", since=17)
+def layer_norm_rule(node: NodeContext) -> list[Value]:
+    shape = node.shape(0)
+    axis = node.axis(node.attr("axis", -1), shape.rank)
+    kept = reduce_shape(shape, range(axis, shape.rank), keepdims=True)
+    stash = np.dtype(np.float32) if node.attr("stash_type", 1) == 1 else node.element_type(0)
+    return [like(node), abstract(kept, stash), abstract(kept, stash)]

@@ -12,8 +12,10 @@ from symshape_mlir.frontend.ops.reductions import mean, reduce
 from symshape_mlir.frontend.ops.scans import scan
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.ops.abstract import abstract, like
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Value
+from symshape_mlir.shapes.rules import reduce_shape
 
 __all__: list[str] = []
 
@@ -36,22 +38,30 @@ _PLANS = {
 }
 
 
-@importer("ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-          "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ReduceMean", since=13)
-def reduction(node: NodeContext) -> list[Value]:
-    x = node.tensor(0)
+def _axes(node: NodeContext, rank: int) -> list[int] | None:
+    """The reduced axes, sorted (every axis when none is given); ``None`` for a no-op."""
     if node.has_attr("axes"):
         axes = list(node.attr("axes"))
     elif node.has(1):
         axes = node.ints(1, "axes")
     else:
         axes = []
-    keepdims = bool(node.attr("keepdims", 1))
     if not axes:
         if node.attr("noop_with_empty_axes", 0):
-            return [x]
-        axes = list(range(x.ndim))
-    axes = sorted({node.axis(a, x.ndim) for a in axes})
+            return None
+        axes = list(range(rank))
+    return sorted({node.axis(a, rank) for a in axes})
+
+
+@importer("ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+          "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ReduceMean", since=13)
+def reduction(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    keepdims = bool(node.attr("keepdims", 1))
+    reduced = _axes(node, x.ndim)
+    if reduced is None:
+        return [x]
+    axes = reduced
     op = node.node.op_type
     if x.dtype.is_bool:
         node.error("element type i1 is not supported")
@@ -75,3 +85,22 @@ def cumsum(node: NodeContext) -> list[Value]:
     (axis,) = node.ints(1, "axis")
     return [scan("sum", x, node.axis(axis, x.ndim), exclusive=bool(node.attr("exclusive", 0)),
                  reverse=bool(node.attr("reverse", 0)), where=node.where)]
+
+
+# -- shape rules --------------------------------------------------------------------------
+
+
+@shape_rule("ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+            "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ReduceMean", since=13)
+def reduction_rule(node: NodeContext) -> list[Value]:
+    shape = node.shape(0)
+    axes = _axes(node, shape.rank)
+    if axes is None:
+        return [like(node)]
+    return [abstract(reduce_shape(shape, axes, keepdims=bool(node.attr("keepdims", 1))),
+                     node.element_type(0))]
+
+
+@shape_rule("CumSum", since=14)
+def cumsum_rule(node: NodeContext) -> list[Value]:
+    return [like(node)]

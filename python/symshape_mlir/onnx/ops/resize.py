@@ -35,8 +35,9 @@ from symshape_mlir.frontend.ops.gather import take
 from symshape_mlir.frontend.ops.generic import Body, emit_empty, emit_generic
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext
+from symshape_mlir.onnx.ops.abstract import abstract
 from symshape_mlir.onnx.ops.shape import exact_dims
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Value
 from symshape_mlir.shapes.shape import Shape
 
@@ -237,13 +238,13 @@ def _cubic(axis: _Axis, a: float, exclude_outside: bool) -> Tensor:
     return result
 
 
-def _targets(node: NodeContext, x: Tensor) -> tuple[list[Expr], list[float | None]]:
+def _targets(node: NodeContext, rank: int) -> tuple[list[Expr], list[float | None]]:
     """The output extents and constant scales of every axis (``None``: from ``sizes``)."""
     dims = exact_dims(node, 0)
     axes = node.attr("axes")
-    axes = list(range(x.ndim)) if axes is None else [node.axis(a, x.ndim) for a in axes]
+    axes = list(range(rank)) if axes is None else [node.axis(a, rank) for a in axes]
     outs = list(dims)
-    scales: list[float | None] = [1.0] * x.ndim
+    scales: list[float | None] = [1.0] * rank
     if node.has(3):
         if node.attr("keep_aspect_ratio_policy", "stretch") != "stretch":
             node.error("keep_aspect_ratio_policy other than 'stretch' is not supported")
@@ -285,7 +286,7 @@ def resize(node: NodeContext) -> list[Value]:
         node.error("antialias=1 is not supported")
     if mode != "nearest" and not x.dtype.is_float:
         node.error(f"{mode} resizing of element type {x.dtype} is not supported")
-    outs, scales = _targets(node, x)
+    outs, scales = _targets(node, x.ndim)
     result = x
     dims = exact_dims(node, 0)
     for a in range(x.ndim):
@@ -303,3 +304,9 @@ def resize(node: NodeContext) -> list[Value]:
             result = _cubic(axis, float(node.attr("cubic_coeff_a", -0.75)),
                             bool(node.attr("exclude_outside", 0)))
     return [result]
+
+
+@shape_rule("Resize", since=11)
+def resize_rule(node: NodeContext) -> list[Value]:
+    outs, _ = _targets(node, node.shape(0).rank)
+    return [abstract(Shape([Exact(e) for e in outs]), node.element_type(0))]

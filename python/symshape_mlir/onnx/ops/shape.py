@@ -31,12 +31,15 @@ from symshape_mlir.frontend.ops.triangles import tril, triu
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.onnx.context import NodeContext
+from symshape_mlir.onnx.ops.abstract import BOOL, abstract, like
 from symshape_mlir.onnx.ops.data import HUGE, axes_operand, data, reshape_items
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Known, Literal, Value, shape_of
 from symshape_mlir.shapes.broadcast import broadcast_shapes
-from symshape_mlir.shapes.errors import BroadcastError
+from symshape_mlir.shapes.errors import AxisConflictError, BroadcastError
+from symshape_mlir.shapes.reshape import numel, reshape_hole
 from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.shapes.unify import unify_extents
 
 __all__ = ["exact_dims"]
 
@@ -51,6 +54,7 @@ def exact_dims(node: NodeContext, index: int) -> list[Expr]:
 
 
 @importer("Shape", since=13)
+@shape_rule("Shape", since=13)
 def shape(node: NodeContext) -> list[Value]:
     dims = exact_dims(node, 0)
     rank = len(dims)
@@ -61,11 +65,13 @@ def shape(node: NodeContext) -> list[Value]:
 
 
 @importer("Size", since=13)
+@shape_rule("Size", since=13)
 def size(node: NodeContext) -> list[Value]:
     return [Known((), (canon.mul(*exact_dims(node, 0)),), np.dtype(np.int64))]
 
 
 @importer("Constant", since=13)
+@shape_rule("Constant", since=13)
 def constant(node: NodeContext) -> list[Value]:
     for name, dtype in (
         ("value", None), ("value_float", np.float32), ("value_floats", np.float32),
@@ -77,6 +83,7 @@ def constant(node: NodeContext) -> list[Value]:
 
 
 @importer("Identity", since=13)
+@shape_rule("Identity", since=13)
 def identity(node: NodeContext) -> list[Value]:
     return [node.value(0)]
 
@@ -174,12 +181,9 @@ def _extract(
     return Tensor(trace, name, result, x.dtype)
 
 
-@importer("Split", since=13)
-def split(node: NodeContext) -> list[Value]:
-    x = node.tensor(0)
-    axis = node.axis(node.attr("axis", 0), x.ndim)
+def _split_sizes(node: NodeContext, dims: list[Expr], axis: int) -> list[Expr]:
+    """The extents of ``Split``'s outputs along ``axis``."""
     count = len(node.node.output)
-    dims = exact_dims(node, 0)
     extent = dims[axis]
     if node.has(1):
         split = node.ints(1, "split")
@@ -188,15 +192,22 @@ def split(node: NodeContext) -> list[Value]:
             node.error(f"split gives {len(sizes)} sizes for {count} outputs")
         if isinstance(extent, Const) and sum(split) != extent.value:
             node.error(f"split sizes {[str(s) for s in sizes]} do not sum to {extent}")
-    else:
-        parts = node.attr("num_outputs", count)
-        if parts != count:
-            node.error(f"num_outputs is {parts} but the node names {count} outputs")
-        chunk = canon.ceildiv(extent, count)
-        sizes = [chunk] * (count - 1) + [canon.sub(extent, canon.mul(chunk, count - 1))]
+        return sizes
+    parts = node.attr("num_outputs", count)
+    if parts != count:
+        node.error(f"num_outputs is {parts} but the node names {count} outputs")
+    chunk = canon.ceildiv(extent, count)
+    return [chunk] * (count - 1) + [canon.sub(extent, canon.mul(chunk, count - 1))]
+
+
+@importer("Split", since=13)
+def split(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    axis = node.axis(node.attr("axis", 0), x.ndim)
+    dims = exact_dims(node, 0)
     outputs: list[Value] = []
     start: Expr = Const(0)
-    for size_ in sizes:
+    for size_ in _split_sizes(node, dims, axis):
         offsets: list[Expr] = [Const(0)] * x.ndim
         offsets[axis] = start
         shape_ = list(dims)
@@ -218,18 +229,16 @@ def _clamp(bound: Expr, extent: Expr) -> Expr:
     return canon.minimum(bound, extent)
 
 
-@importer("Slice", since=13)
-def slice_(node: NodeContext) -> list[Value]:
-    dims = exact_dims(node, 0)
+def _slice_plan(node: NodeContext, dims: list[Expr]) -> tuple[list[Expr], list[Expr], list[int]]:
+    """``Slice``'s offsets, sizes and strides over an input of extents ``dims``."""
     starts, ends = node.known(1, "starts").elements, node.known(2, "ends").elements
     axes = axes_operand(node, len(dims), 3) or list(range(len(starts)))
     steps = node.ints(4, "steps") if node.has(4) else [1] * len(starts)
     if not len(starts) == len(ends) == len(axes) == len(steps):
         node.error("starts, ends, axes and steps differ in length")
-    x = node.tensor(0)
-    offsets: list[Expr] = [Const(0)] * x.ndim
+    offsets: list[Expr] = [Const(0)] * len(dims)
     sizes: list[Expr] = list(dims)
-    strides = [1] * x.ndim
+    strides = [1] * len(dims)
     for a, s, e, step in zip(axes, starts, ends, steps, strict=True):
         if step <= 0:
             node.error(f"step {step} is not supported (steps must be positive)")
@@ -240,7 +249,13 @@ def slice_(node: NodeContext) -> list[Value]:
         # to the axis (n - max(n - 3, 0) and max(n - 3, 0)).
         sizes[a] = span if prove_le(begin, end) else canon.maximum(span, 0)
         strides[a] = step
-    return [_extract(node, x, offsets, sizes, strides)]
+    return offsets, sizes, strides
+
+
+@importer("Slice", since=13)
+def slice_(node: NodeContext) -> list[Value]:
+    offsets, sizes, strides = _slice_plan(node, exact_dims(node, 0))
+    return [_extract(node, node.tensor(0), offsets, sizes, strides)]
 
 
 @importer("Expand", since=13)
@@ -280,8 +295,8 @@ def transpose(node: NodeContext) -> list[Value]:
     return [fs.transpose(node.tensor(0), perm)]
 
 
-@importer("Range", since=11)
-def range_(node: NodeContext) -> list[Value]:
+def _range(node: NodeContext) -> tuple[Expr, int, Expr, np.dtype]:
+    """``Range``'s start, constant delta, element count and element type."""
     values = [v for v in (Known.of(node.value(i)) for i in range(3))
               if v is not None and v.shape == ()]
     if len(values) < 3:
@@ -291,7 +306,13 @@ def range_(node: NodeContext) -> list[Value]:
         node.error(f"delta must be a non-zero constant, not {delta}")
     span = canon.sub(limit, start) if delta.value > 0 else canon.sub(start, limit)
     count = canon.maximum(canon.ceildiv(span, abs(delta.value)), 0)
-    dtype = as_dtype(values[0].dtype)
+    return start, delta.value, count, values[0].dtype
+
+
+@importer("Range", since=11)
+def range_(node: NodeContext) -> list[Value]:
+    start, step_value, count, element = _range(node)
+    dtype = as_dtype(element)
     shape = Shape([Exact(count)])
     trace, where_ = node.trace, node.where
     init = emit_empty(trace, shape, dtype, [None], where_)
@@ -304,7 +325,7 @@ def range_(node: NodeContext) -> list[Value]:
         cast = trace.ssa("b")
         block.lines.append(f"  {cast} = arith.index_cast {index} : index to {dtype.mlir} "
                            f"{where_.mlir}")
-        step = block.op(f"arith.muli {cast}, {block.const(dtype, delta.value)}", dtype.mlir)
+        step = block.op(f"arith.muli {cast}, {block.const(dtype, step_value)}", dtype.mlir)
         return block.op(f"arith.addi {base}, {step}", dtype.mlir)
 
     return [emit_generic(trace, [], 1, ["parallel"], ["d0"], shape, dtype, init, body, where_)]
@@ -321,3 +342,131 @@ def trilu(node: NodeContext) -> list[Value]:
     if x.ndim < 2:
         node.error(f"the input must have rank 2 or more, not {x.ndim}")
     return [(triu if node.attr("upper", 1) else tril)(x, k)]
+
+
+# -- shape rules (Shape, Size, Constant and Identity: their importers, which build nothing) -
+
+@shape_rule("Dropout", since=13)
+def dropout_rule(node: NodeContext) -> list[Value]:
+    return [node.value(0), like(node, dtype=BOOL)]
+
+
+@shape_rule("ConstantOfShape", since=9)
+def constant_of_shape_rule(node: NodeContext) -> list[Value]:
+    fill = node.attr("value")
+    dtype = np.dtype(np.float32) if fill is None else np.asarray(fill).dtype
+    return [abstract(Shape([Exact(e) for e in node.known(0, "shape").elements]), dtype)]
+
+
+@shape_rule("Reshape", since=13)
+def reshape_rule(node: NodeContext) -> list[Value]:
+    dims = exact_dims(node, 0)
+    items = reshape_items(node, dims, node.known(1, "shape"))
+    known = [Exact(i if isinstance(i, Expr) else Const(i)) for i in items if i != -1]
+    target = [reshape_hole([Exact(d) for d in dims], known) if i == -1 else
+              Exact(i if isinstance(i, Expr) else Const(i)) for i in items]
+    return [abstract(Shape(target), node.element_type(0))]
+
+
+@shape_rule("Flatten", since=13)
+def flatten_rule(node: NodeContext) -> list[Value]:
+    dims = [Exact(d) for d in exact_dims(node, 0)]
+    axis = node.attr("axis", 1)
+    if not -len(dims) <= axis <= len(dims):
+        node.error(f"axis {axis} is out of range for rank {len(dims)}")
+    axis = axis + len(dims) if axis < 0 else axis
+    return [abstract(Shape([numel(dims[:axis]), numel(dims[axis:])]), node.element_type(0))]
+
+
+@shape_rule("Squeeze", since=13)
+def squeeze_rule(node: NodeContext) -> list[Value]:
+    dims = exact_dims(node, 0)
+    axes = axes_operand(node, len(dims))
+    if axes is None:
+        axes = [a for a, e in enumerate(dims) if isinstance(e, Const) and e.value == 1]
+    return [abstract(Shape([e for a, e in enumerate(dims) if a not in axes]),
+                     node.element_type(0))]
+
+
+@shape_rule("Unsqueeze", since=13)
+def unsqueeze_rule(node: NodeContext) -> list[Value]:
+    dims: list[Expr] = list(exact_dims(node, 0))
+    axes = axes_operand(node, len(dims) + len(node.ints(1, "axes")))
+    assert axes is not None
+    for a in sorted(axes):
+        dims.insert(a, Const(1))
+    return [abstract(Shape(dims), node.element_type(0))]
+
+
+@shape_rule("Concat", since=13)
+def concat_rule(node: NodeContext) -> list[Value]:
+    shapes = [node.shape(i) for i in range(node.input_count)]
+    axis = node.axis(node.attr("axis"), shapes[0].rank)
+    dims = list(shapes[0])
+    for other in shapes[1:]:
+        if other.rank != len(dims):
+            node.error("inputs have different ranks")
+        for a, extent in enumerate(other):
+            if a == axis:
+                dims[a] = dims[a] + extent
+            else:
+                try:
+                    dims[a], _ = unify_extents(dims[a], extent)
+                except AxisConflictError as err:
+                    node.error(f"axis {a}: {err.reason}")
+    return [abstract(Shape(dims), node.element_type(0))]
+
+
+@shape_rule("Split", since=13)
+def split_rule(node: NodeContext) -> list[Value]:
+    dims = exact_dims(node, 0)
+    axis = node.axis(node.attr("axis", 0), len(dims))
+    return [abstract(Shape([*dims[:axis], size_, *dims[axis + 1:]]), node.element_type(0))
+            for size_ in _split_sizes(node, dims, axis)]
+
+
+@shape_rule("Slice", since=13)
+def slice_rule(node: NodeContext) -> list[Value]:
+    _, sizes, _ = _slice_plan(node, exact_dims(node, 0))
+    return [abstract(Shape(sizes), node.element_type(0))]
+
+
+@shape_rule("Expand", since=13)
+def expand_rule(node: NodeContext) -> list[Value]:
+    target = node.known(1, "shape")
+    try:
+        result = broadcast_shapes(node.shape(0), [Exact(e) for e in target.elements])
+    except BroadcastError as err:
+        node.error(str(err))
+    return [abstract(result, node.element_type(0))]
+
+
+@shape_rule("Tile", since=13)
+def tile_rule(node: NodeContext) -> list[Value]:
+    dims = exact_dims(node, 0)
+    repeats = node.ints(1, "repeats")
+    if len(repeats) != len(dims) or any(r < 0 for r in repeats):
+        node.error(f"repeats {repeats} must give a non-negative count per axis of rank "
+                   f"{len(dims)}")
+    return [abstract(Shape([canon.mul(r, d) for r, d in zip(repeats, dims, strict=True)]),
+                     node.element_type(0))]
+
+
+@shape_rule("Transpose", since=13)
+def transpose_rule(node: NodeContext) -> list[Value]:
+    shape = node.shape(0)
+    perm = node.attr("perm", list(reversed(range(shape.rank))))
+    if sorted(perm) != list(range(shape.rank)):
+        node.error(f"perm {perm} is not a permutation of {shape.rank} axes")
+    return [abstract(Shape([shape[p] for p in perm]), node.element_type(0))]
+
+
+@shape_rule("Range", since=11)
+def range_rule(node: NodeContext) -> list[Value]:
+    _, _, count, dtype = _range(node)
+    return [abstract(Shape([Exact(count)]), dtype)]
+
+
+@shape_rule("Trilu", since=14)
+def trilu_rule(node: NodeContext) -> list[Value]:
+    return [like(node)]
