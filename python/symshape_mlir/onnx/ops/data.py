@@ -110,10 +110,9 @@ def _map(
         count = len(next(k for k in inputs if k.shape == shape).elements)
         columns = [k.elements if k.shape == shape else k.elements * count for k in inputs]
         indices = list(np.ndindex(shape)) if count > 1 or shape else [()]
-        out = tuple(fn(index, list(row)) for index, row in zip(indices, zip(*columns,
-                                                                             strict=True),
-                                                               strict=True))
-        return Known(shape, out, np.dtype(dtype))
+        items = tuple(fn(index, list(row))
+                      for index, row in zip(indices, zip(*columns, strict=True), strict=True))
+        return Known(shape, items, np.dtype(dtype))
     try:
         arrays = np.broadcast_arrays(*(known_array(k) for k in inputs))
     except ValueError:
