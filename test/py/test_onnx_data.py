@@ -271,3 +271,25 @@ def test_division_by_a_size_that_may_be_zero() -> None:
     with pytest.raises(PlanError) as raised:
         exe.main(np.zeros(0, np.float32))
     assert str(raised.value) == "@main result 0: axis 1: division by zero in '12 floordiv batch'"
+
+
+def test_chained_scatters_into_zeros() -> None:
+    """Scatters in a row into a tensor of zeros (Swin's attention-mask regions): each
+    reduces from its own fill, which IREE 3.13 distributes (chained inits it did not)."""
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("ConstantOfShape", ["s"], "z0",
+              value=helper.make_tensor("v", TensorProto.FLOAT, [1], [0.0])),
+        _node("ScatterND", ["z0", "rows_a", "ones"], "z1"),
+        _node("ScatterND", ["z1", "rows_b", "twos"], "y"),
+    ]
+    model = _model(nodes, [_info("x", ["n", 2]), _info("ones", ["k", 2]), _info("twos", ["k", 2])],
+                   [_info("y", None)],
+                   [_const("rows_a", [[0], [2]]), _const("rows_b", [[1], [-1]])])
+    traced = trace_model(model)
+    exe = runtime.compile(traced.module_text, cache_dir=False, hot_after=None)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for n in (3, 5):
+        feeds = {"x": np.zeros((n, 2), np.float32), "ones": np.ones((2, 2), np.float32),
+                 "twos": np.full((2, 2), 2, np.float32)}
+        np.testing.assert_array_equal(exe.main(*feeds.values()), session.run(None, feeds)[0])

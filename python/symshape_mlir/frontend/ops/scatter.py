@@ -2,12 +2,14 @@
 
 A scatter writes ``updates`` into a copy of ``data`` at positions read from
 ``indices``, replacing (``reduction="none"``) or combining (``"add"``,
-``"mul"``, ``"max"``, ``"min"``) what is there. It is one ``linalg.generic``
-over the *output* with a reduction loop over the update positions: output
-element ``p`` combines every update whose index is ``p``. That costs the
-output's size times the number of updates, and in exchange is plain linalg
-with affine maps, which every IREE backend compiles, and whose loops carry
-the shape contract: the update positions shared by ``indices`` and
+``"mul"``, ``"max"``, ``"min"``) what is there. It is a ``linalg.generic``
+over the *output* with a reduction loop over the update positions (output
+element ``p`` reduces every update whose index is ``p``), then an
+elementwise op combining that with ``data`` (with ``"none"``, a count of the
+updates landing on each element picks the update or the data). That costs
+the output's size times the number of updates, and in exchange is plain
+linalg with affine maps, which every IREE backend compiles, and whose loops
+carry the shape contract: the update positions shared by ``indices`` and
 ``updates`` are one loop, so inference proves or checks their extents equal.
 
 Indices count from the end when negative (numpy and ONNX) and are clipped
@@ -22,29 +24,24 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from symshape_mlir.extent.expr import Const
+from symshape_mlir.frontend.dtypes import DType, i32
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
-from symshape_mlir.frontend.ops.generic import Body, Operand, emit_generic
+from symshape_mlir.frontend.ops.elementwise import add, greater, maximum, minimum, multiply
+from symshape_mlir.frontend.ops.elementwise import where as where_
+from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.ops.reductions import COMBINE, identity
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.rules import normalize_axes
 
 __all__ = ["REDUCTIONS", "put_along_axis", "scatter_nd"]
 
 #: The ways an update combines with what it meets.
 REDUCTIONS = ("none", "add", "mul", "max", "min")
-
-
-def _combine(block: Body, reduction: str, hit: str, update: str, acc: str, dtype_name: str,
-             is_float: bool) -> str:
-    if reduction == "none":
-        return block.op(f"arith.select {hit}, {update}, {acc}", dtype_name)
-    op = {
-        "add": ("arith.addf", "arith.addi"), "mul": ("arith.mulf", "arith.muli"),
-        "max": ("arith.maximumf", "arith.maxsi"), "min": ("arith.minimumf", "arith.minsi"),
-    }[reduction][0 if is_float else 1]
-    combined = block.op(f"{op} {acc}, {update}", dtype_name)
-    return block.op(f"arith.select {hit}, {combined}, {acc}", dtype_name)
 
 
 def _position(block: Body, value: str, itype: str, extent: str) -> str:
@@ -81,30 +78,59 @@ def _scatter(
     reduction: str,
     where: SourceLocation,
 ) -> Tensor:
-    """The generic op: ``data``'s axes are loops ``0..rank``, then the update loops.
+    """The scatter: what lands on each element, reduced, then combined with ``data``.
 
+    ``data``'s axes are loops ``0..rank``, then come the update loops.
     ``positions`` lists, per indexed axis of ``data``, the operand of
     ``reads`` holding its index, that axis, and its extent (``index``).
+    The reduction starts from a fill, never from ``data``: IREE 3.13 fails
+    to distribute reductions chained through their inits (two scatters in a
+    row: "write affecting operations on global resources are restricted to
+    workgroup distributed contexts").
     """
     trace, dtype = data.trace, data.dtype
     rank = data.ndim
     itypes = [r.tensor.dtype.mlir for r in reads]
+    kind = "sum" if reduction in ("none", "add") else "prod" if reduction == "mul" else reduction
 
-    def body(block: Body, args: list[str]) -> str:
-        *indices, update, acc = args
-        hit: str | None = None
+    def hit(block: Body, indices: list[str]) -> str:
+        found: str | None = None
         for operand, axis, extent in positions:
             here = _position(block, indices[operand], itypes[operand], extent)
             same = block.op(f"arith.cmpi eq, {here}, {block.op(f'linalg.index {axis}', 'index')}",
                             "index")
-            hit = same if hit is None else block.op(f"arith.andi {hit}, {same}", "i1")
-        assert hit is not None
-        return _combine(block, reduction, hit, update, acc, dtype.mlir, dtype.is_float)
+            found = same if found is None else block.op(f"arith.andi {found}, {same}", "i1")
+        assert found is not None
+        return found
 
-    iterators = ["parallel"] * rank + ["reduction"] * (loops - rank)
-    return emit_generic(trace, [*reads, updates], loops, iterators,
-                        [f"d{a}" for a in range(rank)], data.symbolic_shape, dtype, data.value,
-                        body, where)
+    def reduced(value: Callable[[Body, list[str]], str], out: DType, combine: str,
+                start: float | int) -> Tensor:
+        init = emit_empty(trace, data.symbolic_shape, out, [(data, a) for a in range(rank)],
+                          where)
+        filled = emit_fill(trace, init, out, start, tensor_type(data.shape, out), where)
+
+        def body(block: Body, args: list[str]) -> str:
+            *indices, update, acc = args
+            taken = block.op(f"arith.select {hit(block, indices)}, {value(block, [update])}, "
+                             f"{block.const(out, start)}", out.mlir)
+            return block.op(f"{combine} {acc}, {taken}", out.mlir)
+
+        iterators = ["parallel"] * rank + ["reduction"] * (loops - rank)
+        return emit_generic(trace, [*reads, updates], loops, iterators,
+                            [f"d{a}" for a in range(rank)], data.symbolic_shape, out, filled,
+                            body, where)
+
+    if reduction == "none":
+        # How many updates land on each element, and (unique indices) which one.
+        count = reduced(lambda b, v: b.const(i32, 1), i32, "arith.addi", 0)
+        value = reduced(lambda b, v: v[0], dtype, COMBINE["max"][0] if dtype.is_float
+                        else "arith.ori" if dtype.is_bool else COMBINE["max"][1],
+                        identity("max", dtype) if not dtype.is_bool else 0)
+        return where_(greater(count, 0), value, data)
+    combine = COMBINE[kind][0 if dtype.is_float else 1]
+    landed = reduced(lambda b, v: v[0], dtype, combine, identity(kind, dtype))
+    merge = {"add": add, "mul": multiply, "max": maximum, "min": minimum}[reduction]
+    return merge(data, landed)
 
 
 def scatter_nd(data: Tensor, indices: Tensor, updates: Tensor, reduction: str = "none") -> Tensor:
