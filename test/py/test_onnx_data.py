@@ -293,3 +293,28 @@ def test_chained_scatters_into_zeros() -> None:
         feeds = {"x": np.zeros((n, 2), np.float32), "ones": np.ones((2, 2), np.float32),
                  "twos": np.full((2, 2), 2, np.float32)}
         np.testing.assert_array_equal(exe.main(*feeds.values()), session.run(None, feeds)[0])
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax", "LayerNormalization"])
+def test_half_precision_normalizations(op: str) -> None:
+    """f16 normalizations compute in f32 (IREE 3.13's CPU backend cannot link a fused f16
+    softmax: no fmaxf) and match a float32 reference cast to f16."""
+    inputs = ["x", "scale"] if op == "LayerNormalization" else ["x"]
+    model = _model([_node(op, inputs, "y")], [_info("x", ["n", 6], TensorProto.FLOAT16)],
+                   [_info("y", None, TensorProto.FLOAT16)],
+                   [_const("scale", np.linspace(0.5, 1.5, 6).astype(np.float16))])
+    exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
+    x = np.random.default_rng(0).standard_normal((3, 6)).astype(np.float16)
+    wide = x.astype(np.float32)
+    shifted = wide - wide.max(-1, keepdims=True)
+    if op == "Softmax":
+        expected = np.exp(shifted) / np.exp(shifted).sum(-1, keepdims=True)
+    elif op == "LogSoftmax":
+        expected = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+    else:
+        centered = wide - wide.mean(-1, keepdims=True)
+        expected = centered / np.sqrt((centered**2).mean(-1, keepdims=True) + 1e-5) * \
+            np.linspace(0.5, 1.5, 6).astype(np.float16).astype(np.float32)
+    got = exe.main(x)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float32), expected, rtol=2e-3, atol=2e-3)

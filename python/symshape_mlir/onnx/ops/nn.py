@@ -1,6 +1,11 @@
 """Normalizations and activations over an axis: Softmax, LogSoftmax, LayerNormalization,
 BatchNormalization (inference), InstanceNormalization, GroupNormalization.
 
+Half-precision inputs (``f16``, ``bf16``) are normalized in ``f32`` and cast
+back, as ``LayerNormalization``'s ``stash_type`` asks, and as IREE 3.13's CPU
+backend needs: a fused ``f16`` max reduction with ``exp`` links against an
+``fmaxf`` it does not have ("failed to link executable").
+
 Example:
     ``LayerNormalization(x: [batch, seq, 768], scale, bias, axis=-1)`` normalizes
     over the last axis with means kept as ``[batch, seq, 1]``.
@@ -10,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from symshape_mlir.frontend.dtypes import bf16, f16, f32
 from symshape_mlir.frontend.ops import elementwise as fe
 from symshape_mlir.frontend.ops import shape_ops as fs
 from symshape_mlir.frontend.ops.nn import softmax as softmax_
@@ -26,24 +32,35 @@ from symshape_mlir.shapes.rules import reduce_shape
 __all__: list[str] = []
 
 
+def _wide(x: Tensor) -> Tensor:
+    """``x`` in ``f32`` when it is a half-precision tensor."""
+    return fe.astype(x, f32) if x.dtype in (f16, bf16) else x
+
+
 @importer("Softmax", "LogSoftmax", since=13)
 def softmax(node: NodeContext) -> list[Value]:
     x = node.float_tensor(0)
     axis = node.axis(node.attr("axis", -1), x.ndim)
+    wide = _wide(x)
     if node.node.op_type == "Softmax":
-        return [softmax_(x, axis)]
-    shifted = fe.subtract(x, max_(x, axis, keepdims=True))
-    return [fe.subtract(shifted, fe.log(sum_(fe.exp(shifted), axis, keepdims=True)))]
+        result = softmax_(wide, axis)
+    else:
+        shifted = fe.subtract(wide, max_(wide, axis, keepdims=True))
+        result = fe.subtract(shifted, fe.log(sum_(fe.exp(shifted), axis, keepdims=True)))
+    return [fe.astype(result, x.dtype) if result.dtype != x.dtype else result]
 
 
 def _normalize(x: Tensor, axes: list[int], eps: float) -> tuple[Tensor, Tensor, Tensor]:
-    """``(x - mean) / sqrt(var + eps)`` over ``axes``, with the mean and ``1 / sqrt(var +
-    eps)`` kept as size-1 axes."""
+    """``(x - mean) / sqrt(var + eps)`` over ``axes`` (in ``f32`` for half precision, cast
+    back), with the mean and ``1 / sqrt(var + eps)`` kept as size-1 axes (in ``f32`` then)."""
+    dtype, x = x.dtype, _wide(x)
     mean_ = mean(x, axes, keepdims=True)
     centered = fe.subtract(x, mean_)
     variance = mean(fe.multiply(centered, centered), axes, keepdims=True)
     inverse = fe.divide(1.0, fe.sqrt(fe.add(variance, eps)))
-    return fe.multiply(centered, inverse), mean_, inverse
+    normalized = fe.multiply(centered, inverse)
+    return (fe.astype(normalized, dtype) if normalized.dtype != dtype else normalized,
+            mean_, inverse)
 
 
 @importer("LayerNormalization", since=17)
@@ -52,10 +69,15 @@ def layer_norm(node: NodeContext) -> list[Value]:
     axis = node.axis(node.attr("axis", -1), x.ndim)
     normalized, mean_, inverse = _normalize(x, list(range(axis, x.ndim)),
                                             float(node.attr("epsilon", 1e-5)))
-    y = fe.multiply(normalized, node.tensor(1, "scale"))
+    # torch's half-precision exports give a float input f16 scales: X's type wins.
+    y = fe.multiply(normalized, _as(node.tensor(1, "scale"), x))
     if node.has(2):
-        y = fe.add(y, node.tensor(2, "bias"))
+        y = fe.add(y, _as(node.tensor(2, "bias"), x))
     return [y, mean_, inverse]
+
+
+def _as(param: Tensor, x: Tensor) -> Tensor:
+    return param if param.dtype == x.dtype else fe.astype(param, x.dtype)
 
 
 def _per_channel(node: NodeContext, index: int, x: Tensor, what: str) -> Tensor:
