@@ -391,23 +391,19 @@ def _gather(op: ir.Operation, state: LoweringState) -> None:
     slice_sizes = _targets(op, state, "slice_sizes", "gather slice_sizes")
     batch_rank = indices_type.rank - 1
     operand_dims = [b.dim(operand, a) for a in range(operand_type.rank)]
-    result_values = [b.dim(indices, d) for d in range(batch_rank)]
-    # Every slice read fits in the operand (no slice is read when there are
-    # no index vectors); the start along each mapped axis is clamped to
-    # [0, dim - slice size].
-    count: ir.Value | None = None
+    # Every slice fits in the operand; the start along each mapped axis is
+    # clamped to [0, dim - slice size].
     limits = {}
     for axis in range(operand_type.rank):
         limit = b.sub(operand_dims[axis], slice_sizes[axis])
         constant = b.constant_of(limit)
         if constant is None or constant < 0:
-            count = b.product(result_values) if count is None else count
-            fits = arith.OrIOp(b.cmp("sge", limit, b.const(0)),
-                               b.cmp("eq", count, b.const(0))).result
-            b.check(fits, f"symshape: gather slice_sizes extent {axis} exceeds the operand "
-                          f"dimension ({where})")
+            b.check(b.cmp("sge", limit, b.const(0)),
+                    f"symshape: gather slice_sizes extent {axis} exceeds the operand "
+                    f"dimension ({where})")
         if axis in start_map:
             limits[axis] = limit
+    result_values = [b.dim(indices, d) for d in range(batch_rank)]
     result_values += [slice_sizes[a] for a in range(operand_type.rank) if a not in collapsed]
     sizes = _sizes_for(result_type, result_values, state, "gather result")
 

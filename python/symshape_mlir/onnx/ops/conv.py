@@ -158,12 +158,6 @@ def pad_(node: NodeContext) -> list[Value]:
     if mode != "constant":
         node.error(f"mode {mode!r} is not supported (constant is)")
     x = node.tensor(0)
-    pads = list(node.known(1, "pads").elements)
-    axes = list(range(x.ndim))
-    if node.has(3):
-        axes = [node.axis(a, x.ndim, "axes entry") for a in node.ints(3, "axes")]
-    if len(pads) != 2 * len(axes):
-        node.error(f"pads has {len(pads)} entries, not 2 per axis ({2 * len(axes)})")
     value: float | int = 0
     if node.has(2):
         array = node.literal(2, "constant_value")
@@ -172,8 +166,7 @@ def pad_(node: NodeContext) -> list[Value]:
         value = array.reshape(-1)[0].item()
     widths: list[tuple[int | Expr, int | Expr]] = [(0, 0)] * x.ndim
     crops: list[slice] = [slice(None)] * x.ndim
-    for i, axis in enumerate(axes):
-        low, high = (_width(node, pads[j], j) for j in (i, len(axes) + i))
+    for axis, low, high in _pad_widths(node, x.ndim):
         widths[axis] = (_grown(low), _grown(high))
         before, after = _cut(low), _cut(high)
         if before or after:
@@ -185,6 +178,18 @@ def pad_(node: NodeContext) -> list[Value]:
         x = getitem(x, tuple(crops))
     grown = any(not (isinstance(w, int) and w == 0) for pair in widths for w in pair)
     return [pad(x, widths, value) if grown else x]
+
+
+def _pad_widths(node: NodeContext, rank: int) -> list[tuple[int, Expr, Expr]]:
+    """``Pad``'s ``(axis, before, after)`` widths (negative ones crop)."""
+    pads = list(node.known(1, "pads").elements)
+    axes = list(range(rank))
+    if node.has(3):
+        axes = [node.axis(a, rank, "axes entry") for a in node.ints(3, "axes")]
+    if len(pads) != 2 * len(axes):
+        node.error(f"pads has {len(pads)} entries, not 2 per axis ({2 * len(axes)})")
+    return [(axis, _width(node, pads[i], i), _width(node, pads[len(axes) + i], len(axes) + i))
+            for i, axis in enumerate(axes)]
 
 
 def _width(node: NodeContext, e: Expr, index: int) -> Expr:
@@ -285,14 +290,7 @@ def conv_transpose_rule(node: NodeContext) -> list[Value]:
 @shape_rule("Pad", since=13)
 def pad_rule(node: NodeContext) -> list[Value]:
     shape = node.shape(0)
-    pads = list(node.known(1, "pads").elements)
-    axes = list(range(shape.rank))
-    if node.has(3):
-        axes = [node.axis(a, shape.rank, "axes entry") for a in node.ints(3, "axes")]
-    if len(pads) != 2 * len(axes):
-        node.error(f"pads has {len(pads)} entries, not 2 per axis ({2 * len(axes)})")
     dims = list(shape)
-    for i, axis in enumerate(axes):
-        low, high = (_width(node, pads[j], j) for j in (i, len(axes) + i))
+    for axis, low, high in _pad_widths(node, shape.rank):
         dims[axis] = dims[axis] + Exact(canon.add(low, high))
     return [abstract(Shape(dims), node.element_type(0))]
