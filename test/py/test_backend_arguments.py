@@ -23,11 +23,14 @@ def pick() -> backend.LoadedModule:
 
 @pytest.mark.parametrize(
     "n",
-    [2**40 + 7, np.int64(2**40), 2**32, -(2**31) - 1, 2**63, -(2**64), 1.5, "7"],
-    ids=["2**40+7", "np.int64-2**40", "2**32", "below-int32", "2**63", "-2**64", "float", "str"],
+    [2**40 + 7, np.int64(2**40), 2**31, 2**32 - 1, 2**32, -(2**31) - 1, 2**63, -(2**64), 1.5,
+     "7"],
+    ids=["2**40+7", "np.int64-2**40", "2**31", "2**32-1", "2**32", "below-int32", "2**63",
+         "-2**64", "float", "str"],
 )
 def test_i32_scalar_out_of_range(pick: backend.LoadedModule, n: object) -> None:
-    """An i32 argument outside [-2**31, 2**32 - 1] (or not an integer) is refused."""
+    """An i32 argument outside [-2**31, 2**31 - 1] (or not an integer) is refused: the
+    module reads a signless i32 as signed, so 2**31 would arrive as -2**31."""
     with pytest.raises(SignatureError, match="argument 1 of @pick"):
         pick(np.zeros(2, np.int8), n)
 
