@@ -48,7 +48,7 @@ def constant(
         ) from None
     shape = Shape([Exact(Const(int(n))) for n in array.shape])
     type_ = tensor_type(shape.dims, dtype)
-    data = np.ascontiguousarray(array, dtype=dtype.numpy.newbyteorder("<"))
+    data = np.ascontiguousarray(array, dtype=dtype.numpy.newbyteorder("<")).reshape(array.shape)
     if array.size == 0:
         literal = "dense<>"
     elif dtype.is_bool:
