@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mlir import ir
 
 from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.tracing import trace
@@ -23,4 +24,6 @@ def test_constant_parses(dtype: str, shape: tuple[int, ...]) -> None:
     traced = trace(body, pass_trace=True, name="k")
     (result,) = traced.result_shapes
     assert [int(str(e)) for e in result] == list(shape)
-    traced.module  # parses: the literal matches the type
+    # It parses (the literal matches the type), with the constant's type.
+    function = traced.module.body.operations[0]
+    assert [list(ir.RankedTensorType(t).shape) for t in function.type.results] == [list(shape)]

@@ -48,6 +48,10 @@ def _load(path: str, name: str) -> TracedFunction:
     function = getattr(module, name, None)
     if function is None:
         raise FrontendError(f"{path} has no function {name!r}")
+    # A @jit function is the runtime's entry point; it keeps the Python one.
+    function = getattr(function, "__wrapped__", function)
+    if not callable(function):
+        raise FrontendError(f"{path}: {name!r} is not a function")
     return trace(function)
 
 

@@ -1,9 +1,12 @@
-"""``take``: numpy's ``take`` with ``mode="clip"`` (``symshape.gather``).
+"""``take``: numpy's ``take`` with ``mode="clip"`` (``symshape.gather``), and
+``take_checked``, numpy's integer-array indexing.
 
 Each index selects one slice of ``a`` along ``axis``; indices are clamped to
 ``[0, extent - 1]`` (``symshape.gather`` clamps its starts), which is
 numpy's ``mode="clip"``. The slice sizes are op-local ``dim(0, a)`` of the
-other axes, so ``a`` may have symbolic extents.
+other axes, so ``a`` may have symbolic extents. ``take_checked`` (``x[ids]``)
+reads a negative index from the end and fails the call, with a run-time
+check, on an index out of range, as numpy raises ``IndexError``.
 
 Example:
     >>> def embed(table, ids):                  # table: [vocab, width], ids: [batch, seq] i64
@@ -12,15 +15,17 @@ Example:
 
 from __future__ import annotations
 
+from symshape_mlir.frontend.dtypes import DType, i1, i64
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
+from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes, transpose
-from symshape_mlir.frontend.source import user_location
+from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.rules import normalize_axes
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["take"]
+__all__ = ["take", "take_checked"]
 
 
 def take(a: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
@@ -37,6 +42,10 @@ def take(a: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
         (axis,) = normalize_axes((axis,), a.ndim)
     except ShapeError as err:
         raise ShapeError(f"take at {where}: {err}") from None
+    if indices.dtype.is_unsigned:
+        from symshape_mlir.frontend.ops.elementwise import astype
+
+        indices = astype(indices, i64, where)  # the gather reads its indices as signed
     trace = a.trace
     starts = insert_unit_axes(indices, [indices.ndim], where)
     sizes = ", ".join("1" if k == axis else f"dim(0, {k})" for k in range(a.ndim))
@@ -56,3 +65,36 @@ def take(a: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
     n = indices.ndim
     perm = [*range(n, n + axis), *range(n), *range(n + axis, shape.rank)]
     return transpose(result, perm)
+
+
+def take_checked(a: Tensor, indices: Tensor, axis: int, where: SourceLocation) -> Tensor:
+    """``a`` indexed by the integer array ``indices`` along ``axis`` (numpy's
+    ``a[..., indices, ...]``): negative indices count from the end; the call
+    fails if one is out of range."""
+    from symshape_mlir.frontend.ops.elementwise import elementwise
+    from symshape_mlir.frontend.ops.logical import logical_and
+    from symshape_mlir.frontend.ops.reductions import all as all_
+
+    trace = a.trace
+    extent = trace.ssa("i")
+    trace.emit(f"{extent} = arith.index_cast {trace.dim_index(a, axis, where)} : index to i64",
+               where)
+
+    def wrap(block: Body, values: list[str], dtype: DType) -> str:
+        zero = block.const(dtype, 0)
+        negative = block.op(f"arith.cmpi slt, {values[0]}, {zero}", dtype.mlir)
+        shifted = block.op(f"arith.addi {values[0]}, {extent}", dtype.mlir)
+        return block.op(f"arith.select {negative}, {shifted}, {values[0]}", dtype.mlir)
+
+    wrapped = elementwise("indexing", [indices], wrap, where, dtype=i64)
+
+    def below(block: Body, values: list[str], dtype: DType) -> str:
+        return block.op(f"arith.cmpi slt, {values[0]}, {extent}", dtype.mlir)
+
+    inside = logical_and(wrapped >= 0, elementwise("indexing", [wrapped], below, where,
+                                                   result=i1))
+    ok = all_(inside)
+    flag = trace.ssa("s")
+    trace.emit(f"{flag} = tensor.extract {ok.value}[] : {ok.mlir_type}", where)
+    trace.check(flag, "an index is out of bounds", where)
+    return take(a, wrapped, axis)

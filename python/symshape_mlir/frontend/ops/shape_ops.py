@@ -20,13 +20,16 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
+
+import numpy as np
 
 from symshape_mlir.extent.expr import Const, Expr, Prod, Sum, Sym
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent, UpperBound
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.frontend.dtypes import DType
 from symshape_mlir.frontend.errors import AxisConflictError, FrontendError, ShapeError
+from symshape_mlir.frontend.index import Index, IndexBuilder, is_runtime_integer
 from symshape_mlir.frontend.ops.broadcasting import (
     emit_broadcast_in_dim,
     is_one,
@@ -54,7 +57,7 @@ __all__ = [
     "transpose",
 ]
 
-ShapeTarget = int | str | Expr | ShapeExtent
+ShapeTarget = int | str | Expr | ShapeExtent | Tensor
 
 
 def _target_extent(
@@ -122,6 +125,27 @@ def _quotient(dims: Sequence[ShapeExtent], known: Sequence[ShapeExtent]) -> Shap
         if part and total % part == 0:
             return _numel([Exact(Const(total // part)), *(Exact(f) for f in remaining)])
     return _numel(dims) // _numel(known)
+
+
+def _never_divides(dims: Sequence[ShapeExtent], known: Sequence[ShapeExtent]) -> bool:
+    """Whether ``prod(dims)`` is provably never a non-empty multiple of ``prod(known)``:
+    the symbolic factors of ``known`` are all among ``dims``' and leave none
+    over, and the constants do not divide (``[batch, 6]`` by ``[batch, 4]``)."""
+    if not all(d.is_exact for d in [*dims, *known]):
+        return False
+    total, have = _factors(dims)
+    part, want = _factors(known)
+    remaining = list(have)
+    for factor in want:
+        if factor not in remaining:
+            return False
+        remaining.remove(factor)
+    return not remaining and part > 0 and total % part != 0
+
+
+def _listed(shape: Sequence[Any]) -> str:
+    """A reshape target as the user wrote it: ``(batch, 4, -1)``."""
+    return "(" + ", ".join(str(item) for item in shape) + ")"
 
 
 def _divides(a: tuple[int, list[Expr]], b: tuple[int, list[Expr]]) -> bool:
@@ -218,6 +242,9 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
     """
     where = user_location()
     trace = x.trace
+    shape = [int(item) if isinstance(item, np.integer) else item for item in shape]
+    if any(is_runtime_integer(item) for item in shape):
+        return _reshape_to_values(x, shape, where)
     holes = [i for i, item in enumerate(shape) if isinstance(item, int) and item == -1]
     if len(holes) > 1:
         raise ShapeError(f"reshape at {where}: more than one -1 in {list(shape)}")
@@ -238,6 +265,11 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
         divisor = _numel(known)
         if _const(divisor) == 0:
             raise ShapeError(f"reshape at {where}: cannot infer -1 with a zero-size target")
+        if _never_divides(x.shape, known):
+            raise ShapeError(
+                f"reshape at {where}: cannot reshape {x.symbolic_shape} "
+                f"({_numel(x.shape).expr} elements) into {_listed(shape)}: the element count "
+                f"is never a multiple of {divisor.expr}")
         dims[holes[0]] = _quotient(x.shape, known)
     target = Shape([d for d in dims if d is not None])
     before, after = _numel(x.shape), _numel(target.dims)
@@ -259,6 +291,46 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
         f"{tensor_type(target, x.dtype)}",
         where,
     )
+    return Tensor(trace, name, target, x.dtype)
+
+
+def _reshape_to_values(x: Tensor, shape: Sequence[Any], where: SourceLocation) -> Tensor:
+    """A reshape with run-time integers among its targets: ``tensor.reshape`` to
+    an ``i64`` shape tensor of ``index`` values (a ``-1`` is the element count
+    ``floordiv`` the others'; the count is checked at run time)."""
+    trace = x.trace
+    b = IndexBuilder(trace, where)
+    holes = [i for i, item in enumerate(shape) if isinstance(item, int) and item == -1]
+    if len(holes) > 1:
+        raise ShapeError(f"reshape at {where}: more than one -1 in {list(shape)}")
+    trace.require_exact("reshape", "input extent", x.shape, where)
+    sizes: list[Index | None] = [
+        None if i in holes else b.size(item, "reshape", f"target extent {i}")
+        for i, item in enumerate(shape)]
+    for size in sizes:
+        if size is not None and size.const is not None and size.const < 0:
+            raise FrontendError(f"reshape at {where}: negative extent {size.const}")
+    if holes:
+        numel = functools.reduce(b.mul, [b.dim(x, a) for a in range(x.ndim)], b.const(1))
+        known = functools.reduce(b.mul, [s for s in sizes if s is not None], b.const(1))
+        if known.const == 0:
+            raise ShapeError(f"reshape at {where}: cannot infer -1 with a zero-size target")
+        sizes[holes[0]] = b.floordiv(numel, known)
+    targets = [s for s in sizes if s is not None]
+    elements = []
+    for size in targets:
+        value = trace.ssa("i")
+        trace.emit(f"{value} = arith.index_cast {b.ssa(size)} : index to i64", where)
+        elements.append(value)
+    target = Shape([s.extent for s in targets])
+    shape_value = trace.ssa("shape")
+    shape_type = f"tensor<{len(targets)}xi64>"
+    trace.emit(f"{shape_value} = tensor.from_elements {', '.join(elements)} : {shape_type}",
+               where)
+    name = trace.ssa("r")
+    trace.emit(
+        f"{name} = tensor.reshape {x.value}({shape_value}) : ({x.mlir_type}, {shape_type}) -> "
+        f"{tensor_type(target, x.dtype)}", where)
     return Tensor(trace, name, target, x.dtype)
 
 
