@@ -220,7 +220,8 @@ def test_sizes_read_from_arguments_are_planned(cache_dir: Path) -> None:
         assert exe.plan(x, [9, second, -7], k).shapes == ((second,), (k,))
     assert (exe.stats()["misses"], exe.stats()["hits"]) == (3, 5)  # one entry per value
     assert exe.plan((6,), np.array([0, 3, 0]), np.int32(1)).shapes == ((3,), (1,))
-    with pytest.raises(PlanError, match=r"result 1: axis 0: size .* evaluates to -1 < 0"):
+    with pytest.raises(PlanError, match=r"result 1 \(made at -:12:8\): axis 0: size .* "
+                       r"evaluates to -1 < 0"):
         exe(x, np.array([0, 1, 0], np.int64), -1)
     with pytest.raises(SignatureError, match="argument 2 of @head"):
         exe.plan(x, [0, 1, 0], 2**31)

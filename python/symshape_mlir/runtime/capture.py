@@ -38,6 +38,7 @@ from symshape_mlir.inference import InferenceState, infer
 from symshape_mlir.inference.engine import infer_function
 from symshape_mlir.inference.facts import Origin
 from symshape_mlir.inference.rules.common import MAX_ELEMENTS
+from symshape_mlir.locations import resolve_location
 from symshape_mlir.runtime.errors import UnplannableSizeError
 from symshape_mlir.runtime.sizefn import SizeFn, compile_size
 from symshape_mlir.walk import collect_ops, functions
@@ -125,23 +126,28 @@ class ResultSizes:
     Attributes:
         sizes: One expression per axis over the argument symbols; None for a
             scalar result or a function that is not planned.
+        location: Where the result is made (``file:line:column``), for
+            messages; None when unknown.
     """
 
     sizes: tuple[Expr, ...] | None
+    location: str | None = None
 
     @functools.cached_property
     def functions(self) -> tuple[SizeFn, ...]:
         """The sizes compiled for the host (see `compile_size`)."""
         return tuple(compile_size(e) for e in self.sizes or ())
 
-    def to_json(self) -> list[str] | None:
-        """Returns a JSON-ready list."""
-        return None if self.sizes is None else [dumps(e) for e in self.sizes]
+    def to_json(self) -> dict[str, Any]:
+        """Returns a JSON-ready dict."""
+        sizes = None if self.sizes is None else [dumps(e) for e in self.sizes]
+        return {"sizes": sizes, "location": self.location}
 
     @classmethod
-    def from_json(cls, data: list[str] | None) -> ResultSizes:
+    def from_json(cls, data: dict[str, Any]) -> ResultSizes:
         """Rebuilds from `to_json` output."""
-        return cls(None if data is None else tuple(loads(t) for t in data))
+        sizes = data["sizes"]
+        return cls(None if sizes is None else tuple(loads(t) for t in sizes), data["location"])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -332,7 +338,8 @@ def _capture_function(func: ir.Operation, state: InferenceState, planned: bool) 
         for axis, raw in enumerate(facts.shape):
             subject = f"result {index} axis {axis}"
             sizes.append(_size(state, raw, facts.origin(axis), allowed, name, subject, where)[0])
-        results.append(ResultSizes(tuple(sizes)))
+        found = resolve_location(where)
+        results.append(ResultSizes(tuple(sizes), None if found is None else str(found)))
     buffers = _capture_buffers(func, name, state, allowed, returned) if planned else ()
     buckets = _buckets(func, name, planned)
     return FunctionSizes(name, tuple(arguments), tuple(results), planned, buffers, buckets)

@@ -49,6 +49,25 @@ Key = tuple[int, ...]
 # How a driver without empty bindings (Vulkan) fails a call that made an
 # empty tensor inside it.
 _EMPTY_BINDING = "resolved to an empty buffer range"
+# The status of a failed run-time check (cf.assert) of the module.
+_CHECK_FAILED = "FAILED_PRECONDITION"
+
+
+def _with_inputs(err: RuntimeCallError, prepared: Sequence[Any]) -> RuntimeCallError:
+    """``err`` (a failed check) with the sizes the call saw: each input's shape,
+    and the value of each integer scalar (or 0-d integer tensor)."""
+    seen = []
+    for value in prepared:
+        shape = getattr(value, "shape", None)
+        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+            seen.append(f"= {int(value)}")
+        elif shape is not None:
+            seen.append(str(list(shape)))
+        else:
+            seen.append(f"= {value}")
+    return RuntimeCallError(
+        function=err.function, driver=err.driver, status=err.status,
+        message=f"{err.message}; the call's inputs: {', '.join(seen)}", detail=err.detail)
 
 
 @dataclasses.dataclass
@@ -323,6 +342,8 @@ class EntryPoint:
         try:
             return self._pack(function.dispatch(arguments))
         except RuntimeCallError as err:
+            if err.status == _CHECK_FAILED:
+                raise _with_inputs(err, prepared) from err
             if self._binds_empty or _EMPTY_BINDING not in err.message:
                 raise
         return self._on_host(prepared, hosts or {})
