@@ -418,6 +418,19 @@ def test_ops_carry_python_locations() -> None:
     assert lines["func.return"] == {f'loc("{__file__}":{first}:1)'}
 
 
+def _numpy_fft(x: Tensor) -> Tensor:
+    return np.fft.fft(x)
+
+
+def test_numpy_without_a_traced_form() -> None:
+    """A numpy function the frontend has no op for says so, naming the line."""
+    with pytest.raises(FrontendError) as info:
+        trace(_numpy_fft, Tensor["batch", f32])
+    assert str(info.value) == (
+        f"numpy.fft at {_at(_numpy_fft, 1, 'return np.fft.fft(x)')} has no traced form; use "
+        "the frontend's ops (symshape_mlir.frontend) on traced tensors")
+
+
 def test_returning_a_number() -> None:
     """A function must return traced tensors; a Python value is named with the fix."""
     with pytest.raises(FrontendError) as info:

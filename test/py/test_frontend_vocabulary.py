@@ -196,6 +196,21 @@ CASES = [
         AXES,
         tolerance=1e-3,
     ),
+    Case(
+        "numpy_on_traced_tensors",
+        lambda x, y: (np.exp(x), np.sum(x, axis=1), np.mean(x, axis=-1, keepdims=True),
+                      np.ones(4, np.float32) * x, np.concatenate([x, x]), np.where(x > 0, x, y),
+                      np.maximum(x, 0), x / fe.sqrt(x.shape[-1]), np.float32(3) - x,
+                      np.reshape(x, (-1,)), np.transpose(x), np.abs(x), np.matmul(x, y),
+                      np.array([1, 2, 3, 4], np.float32) + x, x * x.shape[0], x.shape[0] - x),
+        (Tensor["n", 4, f32], Tensor[4, f32]),
+        lambda x, y: (np.exp(x), np.sum(x, axis=1), np.mean(x, axis=-1, keepdims=True),
+                      np.ones(4, np.float32) * x, np.concatenate([x, x]), np.where(x > 0, x, y),
+                      np.maximum(x, 0), x / np.sqrt(x.shape[-1]), np.float32(3) - x,
+                      np.reshape(x, (-1,)), np.transpose(x), np.abs(x), np.matmul(x, y),
+                      np.array([1, 2, 3, 4], np.float32) + x, x * x.shape[0], x.shape[0] - x),
+        AXES,
+    ),
     # -- indexing --------------------------------------------------------------------
     Case(
         "strided_slices",

@@ -55,6 +55,42 @@ def _is_operand(value: object) -> bool:
     return isinstance(value, Tensor | int | float | np.ndarray | np.generic)
 
 
+#: numpy names of frontend ops that the frontend spells otherwise.
+_NUMPY_NAMES = {
+    "absolute": "abs", "fabs": "abs", "true_divide": "divide", "mod": "remainder",
+    "bitwise_not": "invert", "amax": "max", "amin": "min", "around": "round",
+    "concat": "concatenate", "power": "power", "float_power": "power",
+}
+#: Frontend names that are not numpy ops.
+_NOT_OPS = frozenset({"jit", "trace", "trace_module", "elementwise", "dynamic_truncate"})
+
+
+def _numpy_call(name: str, method: str, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+    """numpy's ``name`` applied to traced tensors, as the frontend's op.
+
+    Raises:
+        FrontendError: numpy's function has no traced form here (or takes
+            ``out=``, or other arguments than the op).
+    """
+    from symshape_mlir.frontend.source import user_location
+
+    where = user_location()
+    fe = _ops()
+    op = _NUMPY_NAMES.get(name, name)
+    if method != "__call__" or op in _NOT_OPS or op not in fe.__all__ or \
+            not callable(getattr(fe, op)) or isinstance(getattr(fe, op), type):
+        what = name if method == "__call__" else f"{name}.{method}"
+        raise FrontendError(f"numpy.{what} at {where} has no traced form; use the frontend's "
+                            "ops (symshape_mlir.frontend) on traced tensors")
+    if "out" in kwargs:
+        raise FrontendError(f"numpy.{name} at {where}: out= is not supported (traced values "
+                            "are immutable)")
+    try:
+        return getattr(fe, op)(*args, **kwargs)
+    except TypeError as err:
+        raise FrontendError(f"numpy.{name} at {where}: {err}") from None
+
+
 def _ops() -> ModuleType:
     """The frontend's ops (imported when first used: they import this module)."""
     import symshape_mlir.frontend as fe
@@ -164,8 +200,15 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
-    # numpy defers to these operators (``np.ones(3) * x`` calls ``x.__rmul__``).
-    __array_ufunc__ = None
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """numpy's ufuncs on traced tensors (``np.exp(x)``, ``np.ones(3) * x``) trace
+        the frontend's op of the same name."""
+        return _numpy_call(ufunc.__name__, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """numpy's functions on traced tensors (``np.sum(x, axis=1)``,
+        ``np.concatenate([x, y])``) trace the frontend's op of the same name."""
+        return _numpy_call(func.__name__, "__call__", args, kwargs)
 
     def __bool__(self) -> bool:
         from symshape_mlir.frontend.source import user_location

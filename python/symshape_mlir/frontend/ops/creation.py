@@ -83,9 +83,12 @@ def _sizes(op: str, shape: Any, where: SourceLocation) -> tuple[FunctionTrace, l
     return trace, sizes
 
 
-def _literal_type(value: Any) -> DType:
+def _literal_type(value: Any, where: SourceLocation) -> DType:
     """numpy's type of a Python or numpy scalar fill value."""
-    return as_dtype(np.asarray(value).dtype)
+    try:
+        return as_dtype(np.asarray(value).dtype)
+    except TypeError:
+        raise FrontendError(f"full at {where}: no element type holds {value!r}") from None
 
 
 def full(shape: SizeLike | Sequence[SizeLike], fill_value: Any, dtype: Any = None) -> Tensor:
@@ -108,7 +111,8 @@ def full(shape: SizeLike | Sequence[SizeLike], fill_value: Any, dtype: Any = Non
     if not isinstance(fill_value, int | float | bool | np.generic):
         raise FrontendError(f"full at {where}: the fill value must be a number or a 0-d "
                             f"tensor, not {fill_value!r}")
-    target = _dtype("full", dtype, where) if dtype is not None else _literal_type(fill_value)
+    target = _dtype("full", dtype, where) if dtype is not None else \
+        _literal_type(fill_value, where)
     return _filled(trace, sizes, target, fill_value, where)
 
 

@@ -33,7 +33,7 @@ from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.ops.generic import Body, emit_empty, emit_generic
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
-from symshape_mlir.frontend.tracer import FunctionTrace
+from symshape_mlir.frontend.tracer import FunctionTrace, current_trace
 from symshape_mlir.shapes.shape import Shape
 
 __all__ = [
@@ -112,9 +112,12 @@ def _operands(op: str, args: Sequence[Any],
         ContractError: an extent that is only an upper bound.
     """
     tensors = [a for a in args if isinstance(a, Tensor)]
-    if not tensors:
+    if tensors:
+        trace = tensors[0].trace
+    elif any(isinstance(a, ShapeExtent | Expr) for a in args):
+        trace = current_trace(op, where)  # `fe.sqrt(x.shape[-1])`
+    else:
         raise FrontendError(f"{op} at {where}: needs at least one traced tensor")
-    trace = tensors[0].trace
     if any(t.trace is not trace for t in tensors):
         raise FrontendError(f"{op} at {where}: operands come from different traced functions")
     out: list[Any] = []

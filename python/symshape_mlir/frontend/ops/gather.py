@@ -15,8 +15,11 @@ Example:
 
 from __future__ import annotations
 
+import numpy as np
+
 from symshape_mlir.frontend.dtypes import DType, i1, i64
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
+from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes, transpose
 from symshape_mlir.frontend.source import SourceLocation, user_location
@@ -36,6 +39,12 @@ def take(a: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
         ShapeError: an axis out of range.
     """
     where = user_location()
+    if not isinstance(a, Tensor):
+        raise FrontendError(f"take at {where}: expects a traced tensor, not {a!r}")
+    if isinstance(indices, list | tuple | int | np.ndarray | np.integer):
+        indices = constant(a.trace, np.asarray(indices), where)
+    if not isinstance(indices, Tensor):
+        raise FrontendError(f"take at {where}: indices must be integers, not {indices!r}")
     if indices.dtype.is_float or indices.dtype.is_bool:
         raise FrontendError(f"take at {where}: indices must be integers, not {indices.dtype}")
     try:

@@ -53,5 +53,7 @@ def one_hot(x: Tensor, num_classes: Any, dtype: Any = f32) -> Tensor:
     where = user_location()
     if not isinstance(x, Tensor) or not x.dtype.is_integer:
         raise FrontendError(f"one_hot at {where}: expects a traced integer tensor, not {x!r}")
+    if isinstance(num_classes, int) and num_classes < 0:
+        raise FrontendError(f"one_hot at {where}: num_classes must be >= 0, not {num_classes}")
     classes = arange(num_classes)
     return astype(equal(expand_dims(x, -1), classes), dtype, where)

@@ -47,12 +47,12 @@ __all__ = [
 ]
 
 
-def _float_input(x: Value) -> DType | None:
+def _float_input(x: Value) -> DType:
     """The type a float-only function computes ``x`` in: its own when
-    floating point, else ``f64`` (None: let promotion decide)."""
+    floating point, else ``f64``."""
     if isinstance(x, Tensor):
         return x.dtype if x.dtype.is_float else f64
-    return None
+    return f64  # an extent (x.shape[-1]): numpy's float of an int
 
 
 #: Functions IREE 3.13's llvm-cpu cannot compile for ``f64`` (no lowering, or
