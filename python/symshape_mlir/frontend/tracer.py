@@ -279,37 +279,45 @@ class FunctionTrace:
     ) -> tuple[str, list[Tensor]]:
         """Op-local target text for exact extents, and the shape operands it needs.
 
-        Named symbols are written as they are; fresh (trace-local) symbols
-        become ``dim(i, a)`` of a traced tensor carrying them: one of the
-        op's own operands ``reuse`` (numbered from 0) when it does, else a
-        shape operand appended, numbered from ``first_operand``.
+        Named symbols are written as they are; an extent over fresh
+        (trace-local) symbols is ``dim(i, a)`` of a traced tensor axis of that
+        extent when there is one (a slice by a run-time integer), else each
+        fresh symbol is ``dim(i, a)`` of one carrying it: an axis of one of
+        the op's own operands ``reuse`` (numbered from 0) when it does, else
+        of a shape operand appended, numbered from ``first_operand``.
+
+        Raises:
+            FrontendError: a fresh symbol no traced tensor axis carries.
         """
         operands: list[Tensor] = []
+
+        def operand_axis(tensor: Tensor, axis: int, extent: Expr) -> InputAxis:
+            for index, own in enumerate(reuse):
+                axes = [a for a, e in enumerate(own.shape) if e == Exact(extent)]
+                if axes:
+                    return InputAxis(index, axes[0])
+            # By identity: `==` on traced tensors compares their elements.
+            position = next((i for i, t in enumerate(operands) if t is tensor), None)
+            if position is None:
+                position = len(operands)
+                operands.append(tensor)
+            return InputAxis(first_operand + position, axis)
+
         texts: list[str] = []
         for extent in dims:
             expr = extent.expr
             assert expr is not None and extent.is_exact
+            fresh = sorted(n for n in expr.free_symbols if n not in self.named_axes)
+            whole = self.source_of(expr) if fresh and not isinstance(expr, Sym) else None
+            if whole is not None:
+                texts.append(str(operand_axis(whole[0], whole[1], expr)))
+                continue
             mapping: dict[str, Expr] = {}
-            for name in sorted(expr.free_symbols):
-                if name in self.named_axes:
-                    continue
+            for name in fresh:
                 source = self.source_of(Sym(name))
                 if source is None:
                     raise FrontendError(f"no traced tensor carries the extent {name}")
-                tensor, axis = source
-                for index, own in enumerate(reuse):
-                    axes = [a for a, e in enumerate(own.shape) if e == Exact(Sym(name))]
-                    if axes:
-                        mapping[name] = InputAxis(index, axes[0])
-                        break
-                if name in mapping:
-                    continue
-                # By identity: `==` on traced tensors compares their elements.
-                position = next((i for i, t in enumerate(operands) if t is tensor), None)
-                if position is None:
-                    position = len(operands)
-                    operands.append(tensor)
-                mapping[name] = InputAxis(first_operand + position, axis)
+                mapping[name] = operand_axis(source[0], source[1], Sym(name))
             texts.append(str(expr.substitute(mapping) if mapping else expr))
         return f"[{', '.join(texts)}]", operands
 
