@@ -86,6 +86,14 @@ CASES = [
         {1: scalar("k")},
     ),
     Case(
+        "runtime_broadcast",
+        lambda x, k, w: (x[:k] + w, fe.broadcast_to(w, x[:k].shape)),
+        (Tensor["n", 3, f32], Tensor[i64], Tensor["m", 3, f32]),
+        lambda x, k, w: (x[:k] + w, np.broadcast_to(w, x[:k].shape)),
+        tuple({"n": n, "k": k, "m": 1} for n in (0, 1, 5) for k in (-1, 2, 9)),
+        {1: scalar("k")},
+    ),
+    Case(
         "runtime_range",
         lambda x, a, b: (x[a:b], x[:, a:b], x[b:a:-1], x[a:b:2]),
         (Tensor["n", 4, f32], Tensor[i64], Tensor[i32]),

@@ -279,12 +279,13 @@ class FunctionTrace:
     ) -> tuple[str, list[Tensor]]:
         """Op-local target text for exact extents, and the shape operands it needs.
 
-        Named symbols are written as they are; an extent over fresh
-        (trace-local) symbols is ``dim(i, a)`` of a traced tensor axis of that
-        extent when there is one (a slice by a run-time integer), else each
-        fresh symbol is ``dim(i, a)`` of one carrying it: an axis of one of
-        the op's own operands ``reuse`` (numbered from 0) when it does, else
-        of a shape operand appended, numbered from ``first_operand``.
+        Named symbols are written as they are; a subexpression over fresh
+        (trace-local) symbols is ``dim(i, a)`` of a traced tensor axis of
+        that extent when there is one (a slice by a run-time integer), and
+        each fresh symbol left is ``dim(i, a)`` of one carrying it: an axis
+        of one of the op's own operands ``reuse`` (numbered from 0) when it
+        does, else of a shape operand appended, numbered from
+        ``first_operand``.
 
         Raises:
             FrontendError: a fresh symbol no traced tensor axis carries.
@@ -307,11 +308,17 @@ class FunctionTrace:
         for extent in dims:
             expr = extent.expr
             assert expr is not None and extent.is_exact
+            # Subexpressions over fresh symbols that traced axes have (the axis
+            # of a slice by a run-time integer) are read from those axes.
+            carried: dict[Expr, Expr] = {}
+            for node in _nodes(expr):
+                source = self.source_of(node) if not isinstance(node, Sym) and any(
+                    n not in self.named_axes for n in node.free_symbols) else None
+                if source is not None:
+                    carried[node] = operand_axis(source[0], source[1], node)
+            if carried:
+                expr = expr.replace(carried)
             fresh = sorted(n for n in expr.free_symbols if n not in self.named_axes)
-            whole = self.source_of(expr) if fresh and not isinstance(expr, Sym) else None
-            if whole is not None:
-                texts.append(str(operand_axis(whole[0], whole[1], expr)))
-                continue
             mapping: dict[str, Expr] = {}
             for name in fresh:
                 source = self.source_of(Sym(name))
@@ -362,6 +369,18 @@ class FunctionTrace:
                 op,
                 origin,
             )
+
+
+def _nodes(expr: Expr) -> list[Expr]:
+    """The subexpressions of ``expr``, outermost first (each once)."""
+    seen: dict[Expr, None] = {}
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen[node] = None
+            stack.extend(node.children)
+    return list(seen)
 
 
 _CURRENT: contextvars.ContextVar[FunctionTrace | None] = contextvars.ContextVar(
