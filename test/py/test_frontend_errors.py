@@ -496,3 +496,18 @@ def test_run_time_failures_name_the_sizes_and_line(tmp_path: Any) -> None:
     assert info.value.message == (
         "symshape: check failed: the element counts of source and result are equal "
         f"(tensor.reshape at {__file__}:{line}:16); the call's inputs: [2, 6], = 5")
+
+
+def test_size_no_tensor_has() -> None:
+    """A size made of a value no traced axis has is refused, naming where."""
+
+    def body(state: Any, x: Tensor) -> Tensor:
+        return fe.broadcast_to(x, (state.fresh_symbol() + x.shape[0],))
+
+    with pytest.raises(FrontendError) as info:
+        trace(body, Tensor["n", f32], pass_trace=True)
+    line = body.__code__.co_firstlineno + 1
+    assert str(info.value) == (
+        f"broadcast_to at {HERE}:{line} (return fe.broadcast_to(x, (state.fresh_symbol() + "
+        "x.shape[0],))): the target extent _d0 + n reads _d0, a value no traced axis has (a "
+        "run-time integer combined with sizes); slice or size a tensor by it first")

@@ -267,7 +267,9 @@ class FunctionTrace:
             for value in children[1:]:
                 result = self._arith(op_name, result, value, where)
             return result
-        raise FrontendError(f"no traced tensor carries the extent {extent}")
+        raise FrontendError(
+            f"at {where or user_location()}: no traced tensor has the size {extent}, and it is not "
+            "computed from sizes that tensors have")
 
     def _arith(self, op: str, a: str, b: str, where: SourceLocation | None) -> str:
         name = self.ssa("i")
@@ -275,7 +277,8 @@ class FunctionTrace:
         return name
 
     def payload(
-        self, dims: Sequence[ShapeExtent], first_operand: int, reuse: Sequence[Tensor] = ()
+        self, dims: Sequence[ShapeExtent], first_operand: int, reuse: Sequence[Tensor] = (),
+        *, op: str = "", where: SourceLocation | None = None,
     ) -> tuple[str, list[Tensor]]:
         """Op-local target text for exact extents, and the shape operands it needs.
 
@@ -286,6 +289,9 @@ class FunctionTrace:
         of one of the op's own operands ``reuse`` (numbered from 0) when it
         does, else of a shape operand appended, numbered from
         ``first_operand``.
+
+        Args:
+            op, where: the op and its location, for messages.
 
         Raises:
             FrontendError: a fresh symbol no traced tensor axis carries.
@@ -323,7 +329,10 @@ class FunctionTrace:
             for name in fresh:
                 source = self.source_of(Sym(name))
                 if source is None:
-                    raise FrontendError(f"no traced tensor carries the extent {name}")
+                    raise FrontendError(
+                        f"{op} at {where or user_location()}: the target extent {extent} reads "
+                        f"{name}, a value no traced axis has (a run-time integer combined "
+                        "with sizes); slice or size a tensor by it first")
                 mapping[name] = operand_axis(source[0], source[1], Sym(name))
             texts.append(str(expr.substitute(mapping) if mapping else expr))
         return f"[{', '.join(texts)}]", operands

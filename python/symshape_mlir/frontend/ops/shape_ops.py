@@ -282,7 +282,7 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
     grouped = _reshape_by_groups(x, target, where)
     if grouped is not None:
         return grouped
-    payload, operands = trace.payload(target.dims, 1, reuse=[x])
+    payload, operands = trace.payload(target.dims, 1, reuse=[x], op="reshape", where=where)
     name = trace.ssa("r")
     values = ", ".join(t.value for t in [x, *operands])
     types = ", ".join(t.mlir_type for t in [x, *operands])
