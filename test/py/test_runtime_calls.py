@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from runtime_programs import ADD, FILL, FROM_DATA, MATMUL_FLAT, STATIC
 from symshape_mlir import runtime
+from symshape_mlir.backend import RuntimeCallError
 from symshape_mlir.runtime import (
     AxisBindingError,
     PlanError,
@@ -203,6 +204,12 @@ func.func @head(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
   %f = linalg.fill ins(%zero : f32) outs(%t : tensor<?xf32>) -> tensor<?xf32>
   return %head, %f : tensor<?xf32>, tensor<?xf32>
 }
+
+func.func @reshaped(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                    %shape: tensor<2xi64>) -> tensor<?x?xf32> {
+  %r = tensor.reshape %x(%shape) : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
 """
 
 
@@ -214,16 +221,30 @@ def test_sizes_read_from_arguments_are_planned(cache_dir: Path) -> None:
     x = _f32(6)
     for second, k in ((4, 2), (0, 0), (6, 5), (4, 2)):
         sizes = np.array([9, second, -7], np.int64)
-        head, zeros = exe(x, sizes, np.array(k, np.int32))
+        head, zeros = exe.head(x, sizes, np.array(k, np.int32))
         np.testing.assert_array_equal(head, x[:second])
         assert zeros.shape == (k,)
-        assert exe.plan(x, [9, second, -7], k).shapes == ((second,), (k,))
+        assert exe.head.plan(x, [9, second, -7], k).shapes == ((second,), (k,))
     assert (exe.stats()["misses"], exe.stats()["hits"]) == (3, 5)  # one entry per value
-    assert exe.plan((6,), np.array([0, 3, 0]), np.int32(1)).shapes == ((3,), (1,))
+    assert exe.head.plan((6,), np.array([0, 3, 0]), np.int32(1)).shapes == ((3,), (1,))
     with pytest.raises(PlanError, match=r"result 1 \(made at -:12:8\): axis 0: size .* "
                        r"evaluates to -1 < 0"):
-        exe(x, np.array([0, 1, 0], np.int64), -1)
+        exe.head(x, np.array([0, 1, 0], np.int64), -1)
     with pytest.raises(SignatureError, match="argument 2 of @head"):
-        exe.plan(x, [0, 1, 0], 2**31)
+        exe.head.plan(x, [0, 1, 0], 2**31)
     fast = exe.head.bind_params({1: np.array([0, 2, 0], np.int64)})
     np.testing.assert_array_equal(fast(x, 1)[0], x[:2])
+
+
+def test_shape_given_as_an_input_is_planned(cache_dir: Path) -> None:
+    """A reshape to a shape input (an ONNX Reshape whose shape is a graph input) is
+    planned from the shape's values; a shape that changes the element count fails
+    the call cleanly."""
+    exe = runtime.compile(ELEMENT_SIZES, cache_dir=cache_dir, hot_after=None)
+    x = _f32(6)
+    for shape in ([2, 3], [6, 1], [1, 6]):
+        got = exe.reshaped(x, np.array(shape, np.int64))
+        np.testing.assert_array_equal(got, x.reshape(shape))
+        assert exe.reshaped.plan((6,), shape).shapes == (tuple(shape),)
+    with pytest.raises(RuntimeCallError, match="the call's inputs: \\[6\\], = \\[4, 2\\]"):
+        exe.reshaped(x, np.array([4, 2], np.int64))

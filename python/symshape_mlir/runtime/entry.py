@@ -55,12 +55,14 @@ _CHECK_FAILED = "FAILED_PRECONDITION"
 
 def _with_inputs(err: RuntimeCallError, prepared: Sequence[Any]) -> RuntimeCallError:
     """``err`` (a failed check) with the sizes the call saw: each input's shape,
-    and the value of each integer scalar (or 0-d integer tensor)."""
+    and the values of each integer scalar, 0-d integer tensor and short 1-D
+    integer tensor (sizes given as data)."""
     seen = []
     for value in prepared:
         shape = getattr(value, "shape", None)
-        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
-            seen.append(f"= {int(value)}")
+        if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.size <= 8 \
+                and value.ndim <= 1:
+            seen.append(f"= {value.tolist()}")
         elif shape is not None:
             seen.append(str(list(shape)))
         else:
