@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 import symshape_mlir.frontend as fe
-from frontend_support import compile_functions
+from frontend_support import as_results, compile_functions, trace_cases
 from symshape_mlir import runtime
 from symshape_mlir.frontend import Tensor, TensorSpec, bf16, f16, f32, i1, i8, i16, i32, i64, u8
 from symshape_mlir.frontend.roundtrip import check_round_trip
-from symshape_mlir.frontend.tracing import TracedFunction, trace
+from symshape_mlir.frontend.tracing import TracedFunction
 
 Binding = Mapping[str, int]
 Values = Callable[[Binding, np.random.Generator], np.ndarray]
@@ -444,14 +444,10 @@ def _inputs(case: Case, function: TracedFunction, binding: Binding,
     return arrays
 
 
-def _results(value: Any) -> tuple[np.ndarray, ...]:
-    return tuple(value) if isinstance(value, tuple | list) else (value,)
-
-
 @pytest.fixture(scope="module")
 def traced() -> dict[str, TracedFunction]:
     """Every case traced."""
-    return {case.name: trace(case.fn, *case.specs, name=case.name) for case in ALL}
+    return trace_cases(ALL)
 
 
 @pytest.fixture(scope="module")
@@ -493,8 +489,8 @@ def test_matches_numpy(
             warnings.simplefilter("ignore", RuntimeWarning)
             # Run-time integers as numpy reads sizes: Python ints.
             scalars = [a.item() if a.ndim == 0 else a for a in inputs]
-            expected = _results(case.reference(*scalars))
-        got = _results(entry(*inputs))
+            expected = as_results(case.reference(*scalars))
+        got = as_results(entry(*inputs))
         assert len(got) == len(expected)
         for index, (g, e) in enumerate(zip(got, expected, strict=True)):
             _compare(g, e, case, f"{case.name} at {dict(binding)} result {index}")

@@ -40,20 +40,28 @@ def _no_floats(op: str, args: list[Value], where: SourceLocation) -> None:
                 "too); compare first (x > 0.0) or cast to an integer type")
 
 
-def _bitwise(op: str, mlir: str) -> Callable[[Value, Value], Tensor]:
+def _binary(op: str, mlir: str, logical: bool) -> Callable[[Value, Value], Tensor]:
     def apply(x: Value, y: Value) -> Tensor:
         where = user_location()
-        _no_floats(op, [x, y], where)
-        return elementwise(op, [x, y], binary_body(mlir, mlir), where)
+        if logical:
+            args = [_truth(x, where), _truth(y, where)]
+        else:
+            _no_floats(op, [x, y], where)
+            args = [x, y]
+        return elementwise(op, args, binary_body(mlir, mlir), where)
 
     apply.__name__ = op
-    apply.__doc__ = f"``numpy.{op}`` of integers or booleans."
+    apply.__doc__ = f"``numpy.{op}``" + (" (an ``i1`` tensor)." if logical else
+                                         " of integers or booleans.")
     return apply
 
 
-bitwise_and = _bitwise("bitwise_and", "arith.andi")
-bitwise_or = _bitwise("bitwise_or", "arith.ori")
-bitwise_xor = _bitwise("bitwise_xor", "arith.xori")
+bitwise_and = _binary("bitwise_and", "arith.andi", False)
+bitwise_or = _binary("bitwise_or", "arith.ori", False)
+bitwise_xor = _binary("bitwise_xor", "arith.xori", False)
+logical_and = _binary("logical_and", "arith.andi", True)
+logical_or = _binary("logical_or", "arith.ori", True)
+logical_xor = _binary("logical_xor", "arith.xori", True)
 
 
 def invert(x: Tensor) -> Tensor:
@@ -74,22 +82,6 @@ def _truth(value: Value, where: SourceLocation) -> Value:
     if isinstance(value, Tensor):
         return value if value.dtype.is_bool else astype(value, i1, where)
     return value if isinstance(value, bool) else bool(value)
-
-
-def _logical(op: str, mlir: str) -> Callable[[Value, Value], Tensor]:
-    def apply(x: Value, y: Value) -> Tensor:
-        where = user_location()
-        return elementwise(op, [_truth(x, where), _truth(y, where)], binary_body(mlir, mlir),
-                           where)
-
-    apply.__name__ = op
-    apply.__doc__ = f"``numpy.{op}`` (an ``i1`` tensor)."
-    return apply
-
-
-logical_and = _logical("logical_and", "arith.andi")
-logical_or = _logical("logical_or", "arith.ori")
-logical_xor = _logical("logical_xor", "arith.xori")
 
 
 def logical_not(x: Tensor) -> Tensor:
