@@ -392,20 +392,15 @@ def _gather(op: ir.Operation, state: LoweringState) -> None:
     batch_rank = indices_type.rank - 1
     operand_dims = [b.dim(operand, a) for a in range(operand_type.rank)]
     # Every slice fits in the operand; the start along each mapped axis is
-    # clamped to [0, dim - slice size]. A gather of no slices (no indices)
-    # reads nothing, so it may take them from an operand too small for one.
+    # clamped to [0, dim - slice size].
     limits = {}
-    slices = b.product([b.dim(indices, d) for d in range(batch_rank)])
     for axis in range(operand_type.rank):
         limit = b.sub(operand_dims[axis], slice_sizes[axis])
         constant = b.constant_of(limit)
-        count = b.constant_of(slices)
-        if (constant is None or constant < 0) and count != 0:
-            fits = b.cmp("sge", limit, b.const(0))
-            if count is None:
-                fits = arith.OrIOp(fits, b.cmp("eq", slices, b.const(0))).result
-            b.check(fits, f"symshape: gather slice_sizes extent {axis} exceeds the operand "
-                          f"dimension ({where})")
+        if constant is None or constant < 0:
+            b.check(b.cmp("sge", limit, b.const(0)),
+                    f"symshape: gather slice_sizes extent {axis} exceeds the operand "
+                    f"dimension ({where})")
         if axis in start_map:
             limits[axis] = limit
     result_values = [b.dim(indices, d) for d in range(batch_rank)]
