@@ -1,12 +1,18 @@
-"""``take``: numpy's ``take`` with ``mode="clip"`` (``symshape.gather``), and
-``take_checked``, numpy's integer-array indexing.
+"""Gathers along an axis: ``take`` (numpy's ``take`` with ``mode="clip"``,
+``symshape.gather``), ``gather_along`` and ``take_checked``.
 
-Each index selects one slice of ``a`` along ``axis``; indices are clamped to
-``[0, extent - 1]`` (``symshape.gather`` clamps its starts), which is
-numpy's ``mode="clip"``. The slice sizes are op-local ``dim(0, a)`` of the
-other axes, so ``a`` may have symbolic extents. ``take_checked`` (``x[ids]``)
-reads a negative index from the end and fails the call, with a run-time
-check, on an index out of range, as numpy raises ``IndexError``.
+``take``: each index selects one slice of ``a`` along ``axis``; indices are
+clamped to ``[0, extent - 1]`` (``symshape.gather`` clamps its starts),
+which is numpy's ``mode="clip"``. The slice sizes are op-local ``dim(0, a)``
+of the other axes, so ``a`` may have symbolic extents (the axis taken from
+must not be empty: a gather's slice fits its operand).
+
+``gather_along`` reads the entries itself (a ``linalg.generic`` that
+``tensor.extract``s at the positions, clamped): no slice is taken, so an
+empty axis with no positions is fine (reversing, rolling or masking an
+empty axis). ``take_checked`` (``x[ids]``) reads a negative index from the
+end and fails the call, with a run-time check, on an index out of range,
+as numpy raises ``IndexError``.
 
 Example:
     >>> def embed(table, ids):                  # table: [vocab, width], ids: [batch, seq] i64
@@ -20,7 +26,7 @@ import numpy as np
 from symshape_mlir.frontend.dtypes import DType, i1, i64
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.constants import constant
-from symshape_mlir.frontend.ops.generic import Body
+from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_generic
 from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes, transpose
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
@@ -28,7 +34,7 @@ from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.rules import normalize_axes
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["take", "take_checked"]
+__all__ = ["gather_along", "take", "take_checked"]
 
 
 def take(a: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
@@ -106,4 +112,36 @@ def take_checked(a: Tensor, indices: Tensor, axis: int, where: SourceLocation) -
     flag = trace.ssa("s")
     trace.emit(f"{flag} = tensor.extract {ok.value}[] : {ok.mlir_type}", where)
     trace.check(flag, "an index is out of bounds", where)
-    return take(a, wrapped, axis)
+    return gather_along(a, wrapped, axis, where)
+
+
+def gather_along(a: Tensor, positions: Tensor, axis: int, where: SourceLocation) -> Tensor:
+    """``a`` with axis ``axis`` replaced by the axes of the integer ``positions``:
+    ``out[..., j, ...] = a[..., positions[j], ...]``, each position clamped to
+    the axis (callers give positions within it)."""
+    trace = a.trace
+    k = positions.ndim
+    rank = a.ndim - 1 + k
+    shape = Shape([*a.shape[:axis], *positions.shape, *a.shape[axis + 1:]])
+    sources = [*((a, d) for d in range(axis)), *((positions, d) for d in range(k)),
+               *((a, d) for d in range(axis + 1, a.ndim))]
+    init = emit_empty(trace, shape, a.dtype, sources, where)
+    last = trace.ssa("i")
+    size = trace.dim_index(a, axis, where)
+    trace.emit(f"{last} = arith.subi {size}, {trace.index_const(1, where)} : index", where)
+    zero = trace.index_const(0, where)
+
+    def body(block: Body, args: list[str]) -> str:
+        position = block.op(f"arith.index_cast {args[0]}", f"{positions.dtype.mlir} to index")
+        position = block.op(f"arith.minsi {block.op(f'arith.maxsi {position}, {zero}', 'index')}"
+                            f", {last}", "index")
+        loops = [block.op(f"linalg.index {d}", "index") for d in range(rank)]
+        coords = [*loops[:axis], position, *loops[axis + k:]]
+        name = block.trace.ssa("b")
+        block.lines.append(f"  {name} = tensor.extract {a.value}[{', '.join(coords)}] : "
+                           f"{a.mlir_type} {block.where.mlir}")
+        return name
+
+    return emit_generic(trace, [Operand(positions, tuple(f"d{axis + d}" for d in range(k)))],
+                        rank, ["parallel"] * rank, [f"d{d}" for d in range(rank)], shape,
+                        a.dtype, init, body, where)

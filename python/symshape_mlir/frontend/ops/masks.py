@@ -21,7 +21,7 @@ from symshape_mlir.frontend.dtypes import i64
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.broadcasting import same_extent
 from symshape_mlir.frontend.ops.elementwise import astype
-from symshape_mlir.frontend.ops.gather import take
+from symshape_mlir.frontend.ops.gather import gather_along
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
 from symshape_mlir.frontend.ops.reductions import sum as sum_
 from symshape_mlir.frontend.ops.scan import cumsum
@@ -57,7 +57,7 @@ def compress(x: Tensor, mask: Tensor, where: SourceLocation) -> Tensor:
     flat = x if mask.ndim == 1 else reshape(x, [-1, *rest])
     counts = cumsum(astype(flat_mask, i64, where))
     positions = _positions(counts, where)
-    picked = take(flat, positions, axis=0)
+    picked = gather_along(flat, positions, 0, where)
     # The data-dependent size: a fresh exact symbol, at most the mask's size
     # (where a value range [0, mask size] belongs to it).
     return dynamic_truncate(picked, sum_(astype(flat_mask, i64, where)), axis=0, stage="exact")

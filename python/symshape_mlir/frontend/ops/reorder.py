@@ -1,6 +1,6 @@
 """Reordering entries along axes: ``flip`` and ``roll``.
 
-Both gather along each axis (``take``) with positions computed from
+Both read along each axis (``gather_along``) at positions computed from
 ``arange``: ``flip`` reads ``n - 1 - i``, ``roll`` reads ``(i - shift) mod n``.
 A shift may be a run-time integer (a 0-d integer tensor).
 
@@ -19,7 +19,7 @@ from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.index import IndexBuilder
 from symshape_mlir.frontend.ops.creation import arange
 from symshape_mlir.frontend.ops.elementwise import elementwise
-from symshape_mlir.frontend.ops.gather import take
+from symshape_mlir.frontend.ops.gather import gather_along
 from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.ops.reductions import reduced_axes
 from symshape_mlir.frontend.ops.shape_ops import reshape
@@ -34,7 +34,7 @@ def flip(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
     where = user_location()
     for a in reduced_axes("flip", x, axis, where):
         n = x.shape[a]
-        x = take(x, arange(n - 1, -1, -1), axis=a)
+        x = gather_along(x, arange(n - 1, -1, -1), a, where)
     return x
 
 
@@ -52,7 +52,7 @@ def roll(x: Tensor, shift: Any, axis: int | Sequence[int] | None = None) -> Tens
         raise FrontendError(f"roll at {where}: {len(shifts)} shifts for {len(axes)} axes")
     for s, a in zip(shifts, axes, strict=True):
         (a,) = reduced_axes("roll", x, a, where)
-        x = take(x, _rolled_positions(x, s, a, where), axis=a)
+        x = gather_along(x, _rolled_positions(x, s, a, where), a, where)
     return x
 
 
