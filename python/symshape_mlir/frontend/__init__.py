@@ -93,6 +93,7 @@ from symshape_mlir.frontend.ops.shape_ops import (
     expand_dims,
     reshape,
     squeeze,
+    swapaxes,
     transpose,
 )
 from symshape_mlir.frontend.ops.sorting import argsort, sort, topk
@@ -234,6 +235,7 @@ __all__ = [
     "std",
     "subtract",
     "sum",
+    "swapaxes",
     "take",
     "tanh",
     "tile",

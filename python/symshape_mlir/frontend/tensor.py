@@ -412,11 +412,18 @@ class Tensor:
         """The tensor itself (traced values are immutable)."""
         return self
 
-    def transpose(self, *axes: int) -> Tensor:
-        """``numpy.transpose`` (reversed axes when none are given)."""
+    def transpose(self, *axes: Any) -> Tensor:
+        """``numpy.transpose`` (reversed axes when none are given); the axes as
+        separate arguments or one sequence."""
         from symshape_mlir.frontend.ops.shape_ops import transpose
 
+        if len(axes) == 1 and isinstance(axes[0], list | tuple):
+            axes = tuple(axes[0])
         return transpose(self, axes or None)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Tensor:
+        """``numpy.swapaxes``."""
+        return _ops().swapaxes(self, axis1, axis2)
 
     @property
     def T(self) -> Tensor:

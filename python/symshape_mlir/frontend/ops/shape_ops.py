@@ -54,6 +54,7 @@ __all__ = [
     "expand_dims",
     "reshape",
     "squeeze",
+    "swapaxes",
     "transpose",
 ]
 
@@ -354,6 +355,18 @@ def transpose(x: Tensor, axes: Sequence[int] | None = None) -> Tensor:
         where,
     )
     return Tensor(trace, name, shape, x.dtype)
+
+
+def swapaxes(x: Tensor, axis1: int, axis2: int) -> Tensor:
+    """``numpy.swapaxes``: ``x`` with two axes exchanged (``linalg.transpose``)."""
+    where = user_location()
+    try:
+        a, b = (normalize_axes((axis,), x.ndim)[0] for axis in (axis1, axis2))
+    except ShapeError as err:
+        raise ShapeError(f"swapaxes at {where}: {err}") from None
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, perm)
 
 
 def broadcast_to(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
