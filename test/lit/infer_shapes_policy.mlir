@@ -13,22 +13,22 @@
 // inference does not establish. Under strict, a case that fails prints
 // nothing (its errors are checked on stderr).
 
-// The annotation claims more than inference (`batch` against a fresh
-// symbol for a size read from data): skip leaves the text, the others
-// replace it, strict rejects it; math.exp sees the inferred `_d0` under
-// every policy.
+// The annotation claims more than inference (`batch` against `_d0 - _d1`,
+// a size read from a scalar argument): skip leaves the text, the others
+// replace it, strict rejects it; math.exp sees the inferred `_d0 - _d1`
+// under every policy.
 // CHECK-LABEL: func.func @more_specific
 func.func @more_specific(%t: tensor<i64>) -> tensor<?x4xf32> {
   %raw = tensor.extract %t[] : tensor<i64>
   %n = arith.index_cast %raw : i64 to index
   // SKIP: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
-  // OVERRIDE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0, 4]>}
-  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0, 4]>}
-  // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0' (policy=strict)
+  // OVERRIDE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0 - _d1, 4]>}
+  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0 - _d1, 4]>}
+  // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0 - _d1' (policy=strict)
   %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : tensor<?x4xf32>
-  // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
-  // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
-  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
+  // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0 - _d1, 4]>}
+  // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0 - _d1, 4]>}
+  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0 - _d1, 4]>}
   %f = math.exp %e : tensor<?x4xf32>
   return %f : tensor<?x4xf32>
 }

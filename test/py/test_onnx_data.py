@@ -270,7 +270,8 @@ def test_division_by_a_size_that_may_be_zero() -> None:
     assert exe.main(np.zeros(5, np.float32)).shape == (5, 2)
     with pytest.raises(PlanError) as raised:
         exe.main(np.zeros(0, np.float32))
-    assert str(raised.value) == "@main result 0: axis 1: division by zero in '12 floordiv batch'"
+    assert str(raised.value) == (
+        "@main result 0 (made at <onnx>:7:1): axis 1: division by zero in '12 floordiv batch'")
 
 
 def test_chained_scatters_into_zeros() -> None:

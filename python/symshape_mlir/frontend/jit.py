@@ -80,7 +80,17 @@ def jit(
         deferred = options.get("contract") == "defer"
         if (not traced.planned or deferred) and "unplanned" not in options:
             options["unplanned"] = [traced.name]
-        executable = runtime.compile(traced.module_text, target, **options)
-        return getattr(executable, traced.name)
+        try:
+            executable = runtime.compile(traced.module_text, target, **options)
+        except runtime.UnplannableSizeError as err:
+            # A size only the call computes (the count of a boolean mask):
+            # results are read after the call.
+            if "unplanned" in options or err.function != traced.name:
+                raise
+            options["unplanned"] = [traced.name]
+            executable = runtime.compile(traced.module_text, target, **options)
+        entry = getattr(executable, traced.name)
+        entry.__wrapped__ = f
+        return entry
 
     return wrap(fn) if fn is not None else wrap

@@ -349,8 +349,13 @@ class InferenceState:
             known = self._fresh_for[("signed", key)] = Exact(plus.expr - minus.expr)
         return known
 
-    def value_symbols(self, value: ir.Value) -> dict[str, str]:
+    def value_symbols(self, value: ir.Value, position: int | None = None) -> dict[str, str]:
         """The fresh symbols inference made for the integer value of ``value``.
+
+        Args:
+            value: a function argument (an integer scalar or tensor).
+            position: for a 1-D integer tensor, the element read (its
+                symbols are keyed ``("raw", value, position)``).
 
         Returns:
             Symbol name -> its role: ``"value"`` (the symbol is the value,
@@ -360,7 +365,8 @@ class InferenceState:
             the symbols from the argument values of a call.
         """
         roles: dict[str, str] = {}
-        for key in (value, ("raw", value)):
+        keys = (value, ("raw", value)) if position is None else (("raw", value, position),)
+        for key in keys:
             plain = self._fresh_for.get(key)
             if plain is not None and isinstance(plain.expr, Sym):
                 roles[plain.expr.name] = "value"

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from symshape_mlir.extent.expr import Const, Expr, Prod, Sum
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 
-__all__ = ["factors", "numel", "reshape_hole"]
+__all__ = ["factors", "never_divides", "numel", "reshape_hole"]
 
 
 def numel(dims: Sequence[ShapeExtent]) -> ShapeExtent:
@@ -62,3 +62,19 @@ def reshape_hole(source: Sequence[ShapeExtent], known: Sequence[ShapeExtent]) ->
         if part and total % part == 0:
             return numel([Exact(Const(total // part)), *(Exact(f) for f in remaining)])
     return numel(source) // numel(known)
+
+
+def never_divides(source: Sequence[ShapeExtent], known: Sequence[ShapeExtent]) -> bool:
+    """Whether ``prod(source)`` is provably never a non-empty multiple of ``prod(known)``:
+    the symbolic factors of ``known`` are all among ``source``'s and leave none over, and
+    the constants do not divide (``[batch, 6]`` by ``[batch, 4]``)."""
+    if not all(d.is_exact for d in [*source, *known]):
+        return False
+    total, have = factors(source)
+    part, want = factors(known)
+    remaining = list(have)
+    for factor in want:
+        if factor not in remaining:
+            return False
+        remaining.remove(factor)
+    return not remaining and part > 0 and total % part != 0

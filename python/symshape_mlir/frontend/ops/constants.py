@@ -23,9 +23,9 @@ import numpy as np
 
 from symshape_mlir.extent.expr import Const
 from symshape_mlir.extent.guarantee import Exact
-from symshape_mlir.frontend.dtypes import as_dtype
+from symshape_mlir.frontend.dtypes import as_dtype, i1
 from symshape_mlir.frontend.errors import FrontendError
-from symshape_mlir.frontend.ops.elementwise import not_equal
+from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_generic
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type
@@ -56,7 +56,7 @@ def constant(
             f"constant at {where}: unsupported element type {array.dtype}"
         ) from None
     if dtype.is_bool and array.size > BOOL_LIST_LIMIT and array.any() and not array.all():
-        return not_equal(constant(trace, array.astype(np.int32), where), 0)
+        return _nonzero(constant(trace, array.astype(np.int32), where), where)
     shape = Shape([Exact(Const(int(n))) for n in array.shape])
     type_ = tensor_type(shape.dims, dtype)
     # ascontiguousarray makes a 0-d array 1-d: keep the shape.
@@ -80,3 +80,16 @@ def _nested(data: np.ndarray) -> str:
     if data.ndim == 0:
         return "true" if data else "false"
     return "[" + ", ".join(_nested(row) for row in data) + "]"
+
+
+def _nonzero(x: Tensor, where: SourceLocation) -> Tensor:
+    """``x != 0`` as ``i1`` (a ``linalg.generic``, which canonicalization does not fold)."""
+    trace = x.trace
+    init = emit_empty(trace, x.symbolic_shape, i1, [None] * x.ndim, where)
+    loops = tuple(f"d{a}" for a in range(x.ndim))
+
+    def body(block: Body, args: list[str]) -> str:
+        return block.op(f"arith.cmpi ne, {args[0]}, {block.const(x.dtype, 0)}", x.dtype.mlir)
+
+    return emit_generic(trace, [Operand(x, loops)], x.ndim, ["parallel"] * x.ndim, list(loops),
+                        x.symbolic_shape, i1, init, body, where)

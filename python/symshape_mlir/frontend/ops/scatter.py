@@ -31,6 +31,7 @@ from symshape_mlir.frontend.dtypes import DType, i32
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.elementwise import add, greater, maximum, minimum, multiply
 from symshape_mlir.frontend.ops.elementwise import where as where_
+from symshape_mlir.frontend.ops.gather import clamped_position
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
 from symshape_mlir.frontend.ops.reductions import COMBINE, identity
 from symshape_mlir.frontend.source import SourceLocation, user_location
@@ -42,18 +43,6 @@ __all__ = ["REDUCTIONS", "put_along_axis", "scatter_nd"]
 
 #: The ways an update combines with what it meets.
 REDUCTIONS = ("none", "add", "mul", "max", "min")
-
-
-def _position(block: Body, value: str, itype: str, extent: str) -> str:
-    """An index read from a tensor: wrapped when negative, clipped into ``[0, extent)``."""
-    raw = block.op(f"arith.index_cast {value}", f"{itype} to index")
-    zero = block.const_index(0)
-    negative = block.op(f"arith.cmpi slt, {raw}, {zero}", "index")
-    wrapped = block.op(f"arith.select {negative}, "
-                       f"{block.op(f'arith.addi {raw}, {extent}', 'index')}, {raw}", "index")
-    last = block.op(f"arith.subi {extent}, {block.const_index(1)}", "index")
-    return block.op(f"arith.maxsi {block.op(f'arith.minsi {wrapped}, {last}', 'index')}, {zero}",
-                    "index")
 
 
 def _check(op: str, data: Tensor, indices: Tensor, updates: Tensor, reduction: str,
@@ -96,7 +85,7 @@ def _scatter(
     def hit(block: Body, indices: list[str]) -> str:
         found: str | None = None
         for operand, axis, extent in positions:
-            here = _position(block, indices[operand], itypes[operand], extent)
+            here = clamped_position(block, indices[operand], itypes[operand], extent)
             same = block.op(f"arith.cmpi eq, {here}, {block.op(f'linalg.index {axis}', 'index')}",
                             "index")
             found = same if found is None else block.op(f"arith.andi {found}, {same}", "i1")
