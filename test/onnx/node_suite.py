@@ -113,6 +113,8 @@ def _compare(case, got: Sequence[np.ndarray]) -> str:
             return f"result {i}: shape {g.shape}, expected {e.shape}"
         if g.dtype != e.dtype:
             return f"result {i}: dtype {g.dtype}, expected {e.dtype}"
+        if e.dtype.kind == "V":  # ml_dtypes' bfloat16 and friends: compare as float32
+            g, e = g.astype(np.float32), e.astype(np.float32)
         if e.dtype.kind in "fc":
             try:
                 rtol, atol = max(case.rtol, 1e-5), max(case.atol, 1e-6)

@@ -20,7 +20,7 @@ from symshape_mlir.frontend import Tensor, TensorSpec, f32, i64
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.conv import conv_transpose
 from symshape_mlir.frontend.ops.gather import gather_nd, take_along_axis
-from symshape_mlir.frontend.ops.scans import cumprod, cumsum, scan
+from symshape_mlir.frontend.ops.scan import cumprod, cumsum, scan
 from symshape_mlir.frontend.ops.scatter import put_along_axis, scatter_nd
 from symshape_mlir.frontend.ops.triangles import tril, triu
 from symshape_mlir.frontend.roundtrip import check_round_trip

@@ -130,3 +130,10 @@ def test_unnamed_axes() -> None:
     for build in (True, False):
         shapes = infer_shapes(model, build=build, policy="override")
         assert (str(shapes["a"]), str(shapes["b"])) == ("[batch, x_1]", "[_d0, 2]")
+
+
+def test_data_dependent_count() -> None:
+    """NonZero's count is a fresh symbol (a data-dependent extent), never a guess."""
+    model = _model([helper.make_node("NonZero", ["x"], ["y"])], [_info("x", ["n", 3])],
+                   [_info("y", None)])
+    assert str(infer_shapes(model, build=False, policy="override")["y"]) == "[2, _d0]"

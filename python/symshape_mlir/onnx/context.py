@@ -22,7 +22,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from symshape_mlir.extent.expr import Const
+from symshape_mlir.extent.expr import Const, Expr, Sym
 from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.dtypes import DType, as_dtype
 from symshape_mlir.frontend.errors import FrontendError
@@ -40,6 +40,11 @@ _DTYPES: dict[int, str] = {
     onnx.TensorProto.FLOAT: "f32",
     onnx.TensorProto.DOUBLE: "f64",
     onnx.TensorProto.FLOAT16: "f16",
+    onnx.TensorProto.BFLOAT16: "bf16",
+    onnx.TensorProto.INT8: "i8",
+    onnx.TensorProto.INT16: "i16",
+    onnx.TensorProto.UINT8: "u8",
+    onnx.TensorProto.UINT64: "u64",
     onnx.TensorProto.INT32: "i32",
     onnx.TensorProto.INT64: "i64",
     onnx.TensorProto.BOOL: "i1",
@@ -78,6 +83,8 @@ class GraphState:
     #: Imports the nodes of a subgraph (an ``If`` branch) into this graph at the
     #: position of the node that holds it; gives the subgraph's outputs.
     subgraph: Callable[[onnx.GraphProto, NodeContext], list[Value]] | None = None
+    #: A fresh symbol for a data-dependent extent between two ends (shape rules).
+    fresh: Callable[[Expr, Expr], Sym] | None = None
     #: Tensors built from known data, by the data's id (the data kept alive beside).
     _tensors: dict[int, tuple[Value, Tensor]] = field(default_factory=dict)
 

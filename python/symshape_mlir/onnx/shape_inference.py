@@ -151,6 +151,7 @@ class _Inference:
             if value.name not in state.values:
                 state.values[value.name] = self._argument(value, here)
         state.subgraph = lambda sub, parent: self._subgraph(state, sub, parent, shapes)
+        state.fresh = lambda lo, hi: self.context.fresh_symbol()
         for index, node in enumerate(graph.node):
             self._node(state, node, index, shapes)
 

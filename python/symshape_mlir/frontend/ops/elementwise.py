@@ -48,6 +48,7 @@ __all__ = [
     "floor_divide",
     "greater",
     "greater_equal",
+    "integer_division",
     "less",
     "less_equal",
     "maximum",
@@ -283,7 +284,7 @@ def _fmod(block: Body, a: str, b: str, dtype: DType) -> str:
     return block.op(f"arith.subf {a}, {block.op(f'arith.mulf {whole}, {b}', t)}", t)
 
 
-def _int_division(block: Body, a: str, b: str, dtype: DType, want: str) -> str:
+def integer_division(block: Body, a: str, b: str, dtype: DType, want: str) -> str:
     """numpy's integer floor division or remainder (``want``), without signals:
     a zero divisor gives 0, ``INT_MIN // -1`` wraps (its remainder is 0)."""
     t = dtype.mlir
@@ -351,7 +352,7 @@ def _division(op: str, want: str) -> Callable[[Value, Value], Tensor]:
         def body(block: Body, values: list[str], dtype: DType) -> str:
             if dtype.is_float:
                 return _float_divmod(block, values[0], values[1], dtype, want)
-            return _int_division(block, values[0], values[1], dtype, want)
+            return integer_division(block, values[0], values[1], dtype, want)
 
         # Booleans divide as i8, as numpy.
         return elementwise(op, [x, y], body, where, dtype=i8 if _both_bool(x, y) else None)

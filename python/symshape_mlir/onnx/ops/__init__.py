@@ -11,5 +11,6 @@ from symshape_mlir.onnx.ops import (  # noqa: F401
     nn,
     reduce,
     resize,
+    select,
     shape,
 )

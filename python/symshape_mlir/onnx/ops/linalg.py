@@ -7,9 +7,10 @@ Example:
 
 from __future__ import annotations
 
-from symshape_mlir.extent.guarantee import Exact
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.frontend.ops import elementwise as fe
 from symshape_mlir.frontend.ops import shape_ops as fs
+from symshape_mlir.frontend.ops.einsum import einsum as einsum_
 from symshape_mlir.frontend.ops.linalg import matmul as matmul_
 from symshape_mlir.onnx.context import NodeContext
 from symshape_mlir.onnx.ops.abstract import abstract
@@ -40,6 +41,14 @@ def matmul(node: NodeContext) -> list[Value]:
     if squeeze:
         result = fs.squeeze(result, [result.ndim + s for s in squeeze])
     return [result]
+
+
+@importer("Einsum", since=12)
+def einsum(node: NodeContext) -> list[Value]:
+    equation = node.attr("equation")
+    if not isinstance(equation, str):
+        node.error("the equation attribute is required")
+    return [einsum_(equation.replace(" ", ""), *node.tensors())]
 
 
 @importer("Gemm", since=13)
@@ -95,3 +104,18 @@ def gemm_rule(node: NodeContext) -> list[Value]:
     rows = a[1] if node.attr("transA", 0) else a[0]
     columns = b[0] if node.attr("transB", 0) else b[1]
     return [abstract(Shape([rows, columns]), node.element_type(0))]
+
+
+@shape_rule("Einsum", since=12)
+def einsum_rule(node: NodeContext) -> list[Value]:
+    inputs, _, output = node.attr("equation").replace(" ", "").partition("->")
+    shapes = [node.shape(i) for i in range(node.input_count)]
+    extents: dict[str, ShapeExtent] = {}
+    for names, shape in zip(inputs.split(","), shapes, strict=True):
+        if "." in names:
+            node.error("an ellipsis in the equation is not supported by the shape rule")
+        extents.update(zip(names, shape, strict=True))
+    if not _:
+        counts = {c: inputs.count(c) for c in extents}
+        output = "".join(sorted(c for c, n in counts.items() if n == 1))
+    return [abstract(Shape([extents[c] for c in output]), node.element_type(0))]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from symshape_mlir.frontend.ops import elementwise as fe
 from symshape_mlir.frontend.ops.reductions import mean, reduce
-from symshape_mlir.frontend.ops.scans import scan
+from symshape_mlir.frontend.ops.scan import scan
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext
 from symshape_mlir.onnx.ops.abstract import abstract, like
