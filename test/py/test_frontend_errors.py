@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from mlir import ir
 
+import symshape_mlir
 import symshape_mlir.frontend as fe
 from symshape_mlir.backend import RuntimeCallError
 from symshape_mlir.frontend import (
@@ -465,7 +466,7 @@ def _zeros_of(x: Tensor, k: Tensor) -> Tensor:
 
 def test_plan_error_names_the_line(tmp_path: Any) -> None:
     """A planned size that is negative at run time names the Python line that made it."""
-    f = fe.jit(_zeros_of, inputs=[Tensor["n", f32], N], cache_dir=tmp_path)
+    f = symshape_mlir.jit(_zeros_of, inputs=[Tensor["n", f32], N], cache_dir=tmp_path)
     with pytest.raises(PlanError) as info:
         f(np.ones(2, np.float32), np.array(-1))
     line = _zeros_of.__code__.co_firstlineno + 1
@@ -476,7 +477,7 @@ def test_plan_error_names_the_line(tmp_path: Any) -> None:
 
 def test_run_time_failures_name_the_sizes_and_line(tmp_path: Any) -> None:
     """A broadcast or reshape that fails at run time names the line and the sizes seen."""
-    add = fe.jit(_add, inputs=[Tensor["batch", 4, f32], Tensor["seq", 4, f32]],
+    add = symshape_mlir.jit(_add, inputs=[Tensor["batch", 4, f32], Tensor["seq", 4, f32]],
                  cache_dir=tmp_path)
     with pytest.raises(RuntimeCallError) as info:
         add(np.ones((3, 4), np.float32), np.ones((5, 4), np.float32))
@@ -489,7 +490,7 @@ def test_run_time_failures_name_the_sizes_and_line(tmp_path: Any) -> None:
     def rows(x: Tensor, k: Tensor) -> Tensor:
         return x.reshape(k, 4)
 
-    reshape = fe.jit(rows, inputs=[Tensor["n", 6, f32], N], cache_dir=tmp_path)
+    reshape = symshape_mlir.jit(rows, inputs=[Tensor["n", 6, f32], N], cache_dir=tmp_path)
     with pytest.raises(RuntimeCallError) as info:
         reshape(np.ones((2, 6), np.float32), np.array(5))
     line = rows.__code__.co_firstlineno + 1

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from frontend_support import compile_functions
 from symshape_mlir import runtime
 from symshape_mlir.frontend import Tensor, TensorSpec, f32, i64
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
@@ -23,8 +22,10 @@ from symshape_mlir.frontend.ops.gather import gather_nd, take_along_axis
 from symshape_mlir.frontend.ops.scan import cumprod, cumsum, scan
 from symshape_mlir.frontend.ops.scatter import put_along_axis, scatter_nd
 from symshape_mlir.frontend.ops.triangles import tril, triu
-from symshape_mlir.frontend.roundtrip import check_round_trip
 from symshape_mlir.frontend.tracing import TracedFunction, trace
+
+from frontend_support import compile_functions
+from roundtrip_support import check_round_trip
 
 
 @dataclass(frozen=True)

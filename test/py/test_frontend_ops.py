@@ -18,11 +18,12 @@ import numpy as np
 import pytest
 
 import symshape_mlir.frontend as fe
-from frontend_support import as_results, compile_functions, trace_cases
 from symshape_mlir import runtime
 from symshape_mlir.frontend import Tensor, TensorSpec, f32, i32, i64
-from symshape_mlir.frontend.roundtrip import check_round_trip
 from symshape_mlir.frontend.tracing import TracedFunction, trace
+
+from frontend_support import as_results, compile_functions, trace_cases
+from roundtrip_support import check_round_trip
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import symshape_mlir.frontend as fe
-from frontend_support import compile_functions
 from symshape_mlir import runtime
 from symshape_mlir.frontend import Tensor, TensorSpec, f32, i64
-from symshape_mlir.frontend.roundtrip import check_round_trip
 from symshape_mlir.frontend.tracing import TracedFunction, trace
+
+from frontend_support import compile_functions
+from roundtrip_support import check_round_trip
 
 T = TypeVar("T")
 Pick = Callable[[Sequence[Any]], Any]

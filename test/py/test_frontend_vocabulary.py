@@ -21,11 +21,12 @@ import numpy as np
 import pytest
 
 import symshape_mlir.frontend as fe
-from frontend_support import as_results, compile_functions, trace_cases
 from symshape_mlir import runtime
 from symshape_mlir.frontend import Tensor, TensorSpec, bf16, f16, f32, i1, i8, i16, i32, i64, u8
-from symshape_mlir.frontend.roundtrip import check_round_trip
 from symshape_mlir.frontend.tracing import TracedFunction
+
+from frontend_support import as_results, compile_functions, trace_cases
+from roundtrip_support import check_round_trip
 
 Binding = Mapping[str, int]
 Values = Callable[[Binding, np.random.Generator], np.ndarray]

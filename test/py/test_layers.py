@@ -1,7 +1,8 @@
 """Layers only look down: no module imports a package of a higher layer.
 
-Data flows dialect → extent → shapes → inference → contract → lowering →
-pipeline → passes → backend/runtime → frontend/onnx → tools. Every import
+Data flows dialect → extent → shapes → frontend/onnx (building programs)
+and inference → contract → lowering → pipeline → passes → backend → runtime;
+transforms (``jit``) and tools join them at the top. Every import
 statement counts, at module level or inside a function (an import on first
 use is still a dependency).
 """
@@ -23,6 +24,8 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(names) for names in (
     {"extent"},
     {"attributes"},
     {"shapes"},
+    {"frontend"},
+    {"onnx"},
     {"inference"},
     {"contract"},
     {"lowering"},
@@ -30,9 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(names) for names in (
     {"passes"},
     {"backend"},
     {"runtime"},
-    {"frontend"},
-    {"onnx"},
-    {"tools"},
+    {"transforms", "tools"},
 ))
 """Top-level modules and subpackages of ``symshape_mlir``, lowest layer first."""
 

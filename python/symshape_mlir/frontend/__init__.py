@@ -1,9 +1,12 @@
 """The Python frontend: write tensor programs with named dynamic axes, trace them to MLIR.
 
+Traced functions run through ``@symshape_mlir.jit`` (:mod:`symshape_mlir.transforms`).
+
 Example:
     >>> import numpy as np
-    >>> from symshape_mlir.frontend import Tensor, f32, jit, relu
-    >>> @jit
+    >>> import symshape_mlir
+    >>> from symshape_mlir.frontend import Tensor, f32, relu
+    >>> @symshape_mlir.jit
     ... def layer(x: Tensor["batch", 64, f32], w: Tensor[64, 32, f32]):
     ...     return relu(x @ w)
     >>> layer(np.ones((5, 64), np.float32), np.ones((64, 32), np.float32)).shape
@@ -32,7 +35,6 @@ from symshape_mlir.frontend.errors import (
     FrontendError,
     ShapeError,
 )
-from symshape_mlir.frontend.jit import jit
 from symshape_mlir.frontend.ops.conv import conv, pool
 from symshape_mlir.frontend.ops.creation import (
     arange,
@@ -188,7 +190,6 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
-    "jit",
     "layer_norm",
     "less",
     "less_equal",

@@ -1,4 +1,4 @@
-"""The round trip: traced modules pass the symshape passes, and inference agrees.
+"""Test support, the round trip: traced modules pass the symshape passes, and inference agrees.
 
 :func:`check_round_trip` runs ``symshape-infer-shapes``,
 ``symshape-verify-contract`` and ``symshape-check-guarantees`` on a traced
@@ -26,7 +26,10 @@ from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.tracing import TracedFunction, trace_module
+from symshape_mlir.inference import infer
+from symshape_mlir.passes import run_pipeline
 from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.walk import collect_ops
 
 __all__ = ["PIPELINE", "RoundTripError", "check_round_trip", "inferred_result_shapes"]
 
@@ -50,8 +53,6 @@ def inferred_result_shapes(module: ir.Module) -> dict[str, tuple[Shape, ...]]:
 def _inferred(module: ir.Module) -> dict[str, tuple[tuple[Shape, ...], list[Expr | None]]]:
     """Per function, its inferred result shapes and the value inference gives
     each ``symshape.runtime_scalar`` (in order; None where it knows none)."""
-    from symshape_mlir.inference import infer
-    from symshape_mlir.walk import collect_ops
 
     state = infer(module.operation)
     found: dict[str, tuple[tuple[Shape, ...], list[Expr | None]]] = {}
@@ -91,7 +92,6 @@ def check_round_trip(functions: Sequence[TracedFunction]) -> None:
         PipelineError: a pass rejects the module.
         RoundTripError: an inferred result shape differs from the traced one.
     """
-    from symshape_mlir.passes import run_pipeline
 
     run_pipeline(trace_module(functions), PIPELINE)
     inferred = _inferred(trace_module(functions))

@@ -1,4 +1,6 @@
-"""``@jit``: trace a function once, compile it with the runtime, call it on numpy arrays.
+"""Function transformations over the frontend and the runtime: ``@jit``.
+
+``jit`` traces a function once, compiles it with the runtime and calls it on numpy arrays.
 
 The decorated function's parameters are annotated with their input types
 (``Tensor["batch", 64, f32]``), or the types are given as ``inputs=``. It is
@@ -27,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, overload
 
+from symshape_mlir import runtime
 from symshape_mlir.frontend.tensor import TensorSpec
 from symshape_mlir.frontend.tracing import input_specs, trace
 
@@ -72,8 +75,6 @@ def jit(
     """
 
     def wrap(f: Callable[..., Any]) -> Any:
-        from symshape_mlir import runtime
-
         specs = tuple(inputs) if inputs is not None else input_specs(f)
         traced = trace(f, *specs, contract=options.get("contract", "reject"), bucket=bucket)
         # Results sized by deferred truncations are known only after the call.
