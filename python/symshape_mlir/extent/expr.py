@@ -993,6 +993,24 @@ def as_expr(value: ExprLike) -> Expr:
         raise TypeError(f"expected an Expr or an int, got {type(value).__name__}") from None
 
 
-# The canonicalizing constructors build the node classes above, which call them only
-# at run time (operators, rebuilding); importing them last closes that cycle.
-from symshape_mlir.extent import canon  # noqa: E402
+class _Constructors:
+    """The canonicalizing constructors of :mod:`symshape_mlir.extent.canon`.
+
+    They build the node classes of this module, so this module cannot import
+    them; the node methods (operators, rebuilding) call them through this
+    table, which ``canon`` fills once it is defined. Importing any module of
+    ``symshape_mlir.extent`` imports the package, and with it ``canon``.
+    """
+
+    add: Callable[..., Expr]
+    sub: Callable[[ExprLike, ExprLike], Expr]
+    neg: Callable[[ExprLike], Expr]
+    mul: Callable[..., Expr]
+    floordiv: Callable[[ExprLike, ExprLike], Expr]
+    ceildiv: Callable[[ExprLike, ExprLike], Expr]
+    mod: Callable[[ExprLike, ExprLike], Expr]
+    minimum: Callable[..., Expr]
+    maximum: Callable[..., Expr]
+
+
+canon: Final = _Constructors()

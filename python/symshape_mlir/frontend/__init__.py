@@ -13,6 +13,8 @@ Example:
     (5, 32)
 """
 
+import sys
+
 from symshape_mlir.frontend.dtypes import (
     DType,
     bf16,
@@ -70,6 +72,7 @@ from symshape_mlir.frontend.ops.elementwise import (
     where,
 )
 from symshape_mlir.frontend.ops.gather import take
+from symshape_mlir.frontend.ops.indexing import getitem
 from symshape_mlir.frontend.ops.joining import split, stack
 from symshape_mlir.frontend.ops.linalg import matmul
 from symshape_mlir.frontend.ops.logical import (
@@ -122,7 +125,7 @@ from symshape_mlir.frontend.ops.unary import (
     sqrt,
     tanh,
 )
-from symshape_mlir.frontend.tensor import Tensor, TensorSpec
+from symshape_mlir.frontend.tensor import Tensor, TensorSpec, bind_ops
 from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
 
 #: numpy's other name of ``remainder``.
@@ -179,6 +182,7 @@ __all__ = [
     "full",
     "full_like",
     "gelu",
+    "getitem",
     "greater",
     "greater_equal",
     "i1",
@@ -251,3 +255,5 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+bind_ops(sys.modules[__name__])

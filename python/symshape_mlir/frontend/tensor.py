@@ -37,6 +37,7 @@ from symshape_mlir.extent.expr import Const
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.frontend.dtypes import DType, as_dtype
 from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.source import user_location
 from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type
 from symshape_mlir.shapes.shape import Shape
 
@@ -72,8 +73,6 @@ def _numpy_call(name: str, method: str, args: Sequence[Any], kwargs: dict[str, A
         FrontendError: numpy's function has no traced form here (or takes
             ``out=``, or other arguments than the op).
     """
-    from symshape_mlir.frontend.source import user_location
-
     where = user_location()
     fe = _ops()
     op = _NUMPY_NAMES.get(name, name)
@@ -91,11 +90,21 @@ def _numpy_call(name: str, method: str, args: Sequence[Any], kwargs: dict[str, A
         raise FrontendError(f"numpy.{name} at {where}: {err}") from None
 
 
-def _ops() -> ModuleType:
-    """The frontend's ops (imported when first used: they import this module)."""
-    import symshape_mlir.frontend as fe
+_OPS: list[ModuleType] = []
 
-    return fe
+
+def bind_ops(ops: ModuleType) -> None:
+    """Gives tensors the frontend's ops for their operators and methods.
+
+    ``symshape_mlir.frontend`` binds itself once it has imported every op:
+    the ops are built on this module, which therefore cannot import them.
+    """
+    _OPS[:] = [ops]
+
+
+def _ops() -> ModuleType:
+    """The frontend's ops (``symshape_mlir.frontend``, bound by it on import)."""
+    return _OPS[0]
 
 
 class TensorSpec:
@@ -211,16 +220,12 @@ class Tensor:
         return _numpy_call(func.__name__, "__call__", args, kwargs)
 
     def __bool__(self) -> bool:
-        from symshape_mlir.frontend.source import user_location
-
         raise FrontendError(
             f"a traced tensor has no truth value while tracing, at {user_location()}: its "
             "values exist only when the function runs. Choose elementwise with "
             "fe.where(condition, x, y); compare shapes with x.shape")
 
     def _no_value(self, kind: str) -> FrontendError:
-        from symshape_mlir.frontend.source import user_location
-
         return FrontendError(
             f"a traced tensor has no {kind} value while tracing, at {user_location()}: its "
             "values exist only when the function runs (a 0-d integer tensor can size "
@@ -237,8 +242,6 @@ class Tensor:
 
     def __len__(self) -> int:
         """The first axis's extent, when it is a constant (``len()`` must return an int)."""
-        from symshape_mlir.frontend.source import user_location
-
         if not self.ndim:
             raise FrontendError(f"len() of a 0-d tensor at {user_location()}")
         first = self.shape[0]
@@ -254,8 +257,6 @@ class Tensor:
             yield self[i]
 
     def __contains__(self, item: object) -> bool:
-        from symshape_mlir.frontend.source import user_location
-
         raise FrontendError(f"'in' on a traced tensor at {user_location()}: its values exist "
                             "only when the function runs; use fe.any(x == value)")
 
@@ -363,9 +364,7 @@ class Tensor:
         return _ops().matmul(other, self)
 
     def __getitem__(self, key: Any) -> Tensor:
-        from symshape_mlir.frontend.ops.indexing import getitem
-
-        return getitem(self, key)
+        return _ops().getitem(self, key)
 
     # -- methods (numpy names) --------------------------------------------------------------
 
@@ -380,11 +379,9 @@ class Tensor:
 
         Takes the target extents as one sequence or as separate arguments.
         """
-        from symshape_mlir.frontend.ops.shape_ops import reshape
-
         if len(shape) == 1 and isinstance(shape[0], list | tuple):
-            return reshape(self, shape[0])
-        return reshape(self, shape)
+            return _ops().reshape(self, shape[0])
+        return _ops().reshape(self, shape)
 
     def astype(self, dtype: DType | str) -> Tensor:
         """``numpy.ndarray.astype``."""
@@ -415,11 +412,9 @@ class Tensor:
     def transpose(self, *axes: Any) -> Tensor:
         """``numpy.transpose`` (reversed axes when none are given); the axes as
         separate arguments or one sequence."""
-        from symshape_mlir.frontend.ops.shape_ops import transpose
-
         if len(axes) == 1 and isinstance(axes[0], list | tuple):
             axes = tuple(axes[0])
-        return transpose(self, axes or None)
+        return _ops().transpose(self, axes or None)
 
     def swapaxes(self, axis1: int, axis2: int) -> Tensor:
         """``numpy.swapaxes``."""

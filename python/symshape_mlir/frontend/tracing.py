@@ -31,6 +31,7 @@ from symshape_mlir.extent.expr import Const, Sym
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.frontend.dtypes import DType, i16, i64
 from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.ops.elementwise import astype
 from symshape_mlir.frontend.source import SourceLocation
 from symshape_mlir.frontend.tensor import Tensor, TensorSpec
 from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type, tracing
@@ -244,8 +245,6 @@ def _returned(result: Tensor, where: SourceLocation) -> Tensor:
     wider signed type (IREE 3.13 does not compile a 0-d unsigned result)."""
     if result.ndim or not result.dtype.is_unsigned:
         return result
-    from symshape_mlir.frontend.ops.elementwise import astype
-
     return astype(result, i16 if result.dtype.bits < 16 else i64, where)
 
 

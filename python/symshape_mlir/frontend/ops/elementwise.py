@@ -538,20 +538,3 @@ def convert(block: Body, value: str, source: DType, target: DType) -> str:
     block.lines.append(
         f"  {name} = {op} {value} : {source.mlir} to {target.mlir} {block.where.mlir}")
     return name
-
-
-# The functions of one tensor live in `unary` (which builds on this module);
-# they are also reached through this module's namespace, where they were first.
-from symshape_mlir.frontend.ops.unary import (  # noqa: E402
-    abs,
-    exp,
-    gelu,
-    log,
-    negative,
-    relu,
-    sigmoid,
-    sqrt,
-    tanh,
-)
-
-__all__ += ["abs", "exp", "gelu", "log", "negative", "relu", "sigmoid", "sqrt", "tanh"]

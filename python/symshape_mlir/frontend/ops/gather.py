@@ -36,7 +36,10 @@ from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.frontend.dtypes import DType, i1, i64
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.constants import constant
+from symshape_mlir.frontend.ops.elementwise import astype, elementwise
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_generic
+from symshape_mlir.frontend.ops.logical import logical_and
+from symshape_mlir.frontend.ops.reductions import all as all_
 from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes, transpose
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
@@ -71,8 +74,6 @@ def take(a: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
     except ShapeError as err:
         raise ShapeError(f"take at {where}: {err}") from None
     if indices.dtype.is_unsigned:
-        from symshape_mlir.frontend.ops.elementwise import astype
-
         indices = astype(indices, i64, where)  # the gather reads its indices as signed
     starts = insert_unit_axes(indices, [indices.ndim], where)
     result = _gather(a, starts, [axis], where)
@@ -88,10 +89,6 @@ def take_checked(a: Tensor, indices: Tensor, axis: int, where: SourceLocation) -
     """``a`` indexed by the integer array ``indices`` along ``axis`` (numpy's
     ``a[..., indices, ...]``): negative indices count from the end; the call
     fails if one is out of range."""
-    from symshape_mlir.frontend.ops.elementwise import elementwise
-    from symshape_mlir.frontend.ops.logical import logical_and
-    from symshape_mlir.frontend.ops.reductions import all as all_
-
     trace = a.trace
     extent = trace.ssa("i")
     trace.emit(f"{extent} = arith.index_cast {trace.dim_index(a, axis, where)} : index to i64",

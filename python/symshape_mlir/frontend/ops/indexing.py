@@ -32,6 +32,9 @@ from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.index import Index, IndexBuilder, is_runtime_integer
 from symshape_mlir.frontend.ops.constants import constant
+from symshape_mlir.frontend.ops.gather import take_checked
+from symshape_mlir.frontend.ops.masks import compress
+from symshape_mlir.frontend.ops.reorder import flip
 from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes, transpose
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
@@ -81,8 +84,6 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         if len(masks) > 1 or masks[0] != 0 or any(item is not Ellipsis for item in rest):
             raise FrontendError(f"indexing at {where}: a boolean mask must be the only index "
                                 "(x[mask] or x[mask, ...])")
-        from symshape_mlir.frontend.ops.masks import compress
-
         return compress(x, items[0], where)
     for item in items:
         if isinstance(item, Tensor) and item.trace is not x.trace:
@@ -112,8 +113,6 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     # The array's axis in `base`: the kept axes before it (new ones included).
     axis = sum(1 for item in items[:position]
                if item is None or isinstance(item, slice))
-    from symshape_mlir.frontend.ops.gather import take_checked
-
     result = take_checked(base, ids, axis, where)
     scalars = [i for i, item in enumerate(items) if _is_integer(item)]
     advanced = sorted([position, *scalars])
@@ -135,8 +134,6 @@ def _basic(x: Tensor, items: list[Any], where: SourceLocation) -> Tensor:
     flips = [axis for axis, item in enumerate(i for i in items if i is not None)
              if isinstance(item, slice) and _step(item, where) < 0]
     if flips:
-        from symshape_mlir.frontend.ops.reorder import flip
-
         x = flip(x, flips)
     offsets: list[Index] = []
     sizes: list[Index] = []

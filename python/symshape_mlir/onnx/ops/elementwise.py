@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from symshape_mlir.frontend.dtypes import DType, as_dtype, i1
 from symshape_mlir.frontend.ops import elementwise as fe
+from symshape_mlir.frontend.ops import unary as fu
 from symshape_mlir.frontend.ops.elementwise import binary_body
 from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.tensor import Tensor
@@ -230,8 +231,8 @@ importer("Round", since=11)(_float_unary(_math))
 importer("Sin", "Cos", "Tan", since=7)(_float_unary(_math))
 
 
-_SIGNED = {"Neg": fe.negative, "Abs": fe.abs, "Relu": fe.relu}
-_FLOAT = {"Sigmoid": fe.sigmoid, "Tanh": fe.tanh, "Exp": fe.exp, "Log": fe.log, "Sqrt": fe.sqrt}
+_SIGNED = {"Neg": fu.negative, "Abs": fu.abs, "Relu": fu.relu}
+_FLOAT = {"Sigmoid": fu.sigmoid, "Tanh": fu.tanh, "Exp": fu.exp, "Log": fu.log, "Sqrt": fu.sqrt}
 
 
 @importer("Neg", "Abs", "Relu", "Sign", since=13)
@@ -311,7 +312,7 @@ def softplus(node: NodeContext, b: Body, v: str, d: DType) -> str:
 def gelu(node: NodeContext) -> list[Value]:
     x = node.float_tensor(0)
     if node.attr("approximate", "none") == "tanh":
-        return [fe.gelu(x)]
+        return [fu.gelu(x)]
 
     def exact(b: Body, v: list[str], d: DType) -> str:
         t = d.mlir

@@ -18,6 +18,7 @@ import numpy as np
 from symshape_mlir.frontend.dtypes import bf16, f16, f32
 from symshape_mlir.frontend.ops import elementwise as fe
 from symshape_mlir.frontend.ops import shape_ops as fs
+from symshape_mlir.frontend.ops import unary as fu
 from symshape_mlir.frontend.ops.nn import softmax as softmax_
 from symshape_mlir.frontend.ops.reductions import max as max_
 from symshape_mlir.frontend.ops.reductions import mean
@@ -46,7 +47,7 @@ def softmax(node: NodeContext) -> list[Value]:
         result = softmax_(wide, axis)
     else:
         shifted = fe.subtract(wide, max_(wide, axis, keepdims=True))
-        result = fe.subtract(shifted, fe.log(sum_(fe.exp(shifted), axis, keepdims=True)))
+        result = fe.subtract(shifted, fu.log(sum_(fu.exp(shifted), axis, keepdims=True)))
     return [fe.astype(result, x.dtype) if result.dtype != x.dtype else result]
 
 
@@ -57,7 +58,7 @@ def _normalize(x: Tensor, axes: list[int], eps: float) -> tuple[Tensor, Tensor, 
     mean_ = mean(x, axes, keepdims=True)
     centered = fe.subtract(x, mean_)
     variance = mean(fe.multiply(centered, centered), axes, keepdims=True)
-    inverse = fe.divide(1.0, fe.sqrt(fe.add(variance, eps)))
+    inverse = fe.divide(1.0, fu.sqrt(fe.add(variance, eps)))
     normalized = fe.multiply(centered, inverse)
     return (fe.astype(normalized, dtype) if normalized.dtype != dtype else normalized,
             mean_, inverse)
@@ -131,7 +132,7 @@ def batch_norm(node: NodeContext) -> list[Value]:
     channel = [fs.expand_dims(p, list(range(1, x.ndim - 1))) for p in params]
     scale, bias, mean_, var = channel
     eps = float(node.attr("epsilon", 1e-5))
-    normalized = fe.divide(fe.subtract(x, mean_), fe.sqrt(fe.add(var, eps)))
+    normalized = fe.divide(fe.subtract(x, mean_), fu.sqrt(fe.add(var, eps)))
     return [fe.add(fe.multiply(normalized, scale), bias)]
 
 

@@ -8,6 +8,7 @@ Example:
 from __future__ import annotations
 
 from symshape_mlir.frontend.ops import elementwise as fe
+from symshape_mlir.frontend.ops import unary as fu
 from symshape_mlir.frontend.ops.reductions import mean, reduce
 from symshape_mlir.frontend.ops.scan import scan
 from symshape_mlir.frontend.tensor import Tensor
@@ -30,11 +31,11 @@ _PLANS = {
     "ReduceMax": (None, "max", None),
     "ReduceMin": (None, "min", None),
     "ReduceProd": (None, "prod", None),
-    "ReduceL1": (fe.abs, "sum", None),
-    "ReduceL2": (_square, "sum", fe.sqrt),
+    "ReduceL1": (fu.abs, "sum", None),
+    "ReduceL2": (_square, "sum", fu.sqrt),
     "ReduceSumSquare": (_square, "sum", None),
-    "ReduceLogSum": (None, "sum", fe.log),
-    "ReduceLogSumExp": (fe.exp, "sum", fe.log),
+    "ReduceLogSum": (None, "sum", fu.log),
+    "ReduceLogSumExp": (fu.exp, "sum", fu.log),
 }
 
 
@@ -69,7 +70,7 @@ def reduction(node: NodeContext) -> list[Value]:
         x = node.float_tensor(0)
         return [mean(x, axes, keepdims=keepdims)]
     before, kind, after = _PLANS[op]
-    needs_float = (before is not None and before is not fe.abs) or after is not None
+    needs_float = (before is not None and before is not fu.abs) or after is not None
     if needs_float:
         x = node.float_tensor(0)
     value = before(x) if before is not None else x

@@ -19,6 +19,7 @@ from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.dtypes import DType, i64
 from symshape_mlir.frontend.ops import elementwise as fe
 from symshape_mlir.frontend.ops import shape_ops as fs
+from symshape_mlir.frontend.ops import unary as fu
 from symshape_mlir.frontend.ops.creation import arange
 from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.ops.joining import stack
@@ -88,9 +89,9 @@ def top_k(node: NodeContext) -> list[Value]:
         k = fs.reshape(node.tensor(1, "K"), [])
     moved, back = _to_last(x, axis)
     largest = bool(node.attr("largest", 1))
-    values, indices = topk(moved if largest else fe.negative(moved), k)
+    values, indices = topk(moved if largest else fu.negative(moved), k)
     if not largest:
-        values = fe.negative(values)
+        values = fu.negative(values)
     return [_back(values, back), _back(indices, back)]
 
 
