@@ -11,8 +11,9 @@ Example:
     >>> with ir.Context():
     ...     attr = ir.Attribute.parse("#symshape.expr<batch * 2>")
 
-``symshape_mlir.jit`` is the frontend's decorator
-(:func:`symshape_mlir.frontend.jit`), imported on first use.
+The function transformations (``symshape_mlir.jit``), which join the
+frontend and the runtime, are in :mod:`symshape_mlir.transforms`, loaded on
+first use so that ``import symshape_mlir`` stays light.
 """
 
 from typing import Any
@@ -21,9 +22,12 @@ from symshape_mlir.context import new_context, register_dialect
 
 __all__ = ["jit", "new_context", "register_dialect"]
 
+_TRANSFORMS = ("jit",)
 
-def jit(fn: Any = None, /, **options: Any) -> Any:
-    """The frontend's decorator, :func:`symshape_mlir.frontend.jit` (imported on first use)."""
-    from symshape_mlir.frontend.jit import jit as frontend_jit
 
-    return frontend_jit(fn, **options) if fn is not None else frontend_jit(**options)
+def __getattr__(name: str) -> Any:
+    if name in _TRANSFORMS:
+        from symshape_mlir import transforms
+
+        return getattr(transforms, name)
+    raise AttributeError(f"module 'symshape_mlir' has no attribute {name!r}")

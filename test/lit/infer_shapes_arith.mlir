@@ -109,14 +109,37 @@ func.func @reshape_unknown_entries(%x: tensor<?x64xf32> {symshape.axes = #symsha
                                    %t: tensor<2xi64>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %d = tensor.extract %t[%c0] : tensor<2xi64>
+  %u = arith.muli %t, %t : tensor<2xi64>
+  %d = tensor.extract %u[%c0] : tensor<2xi64>
   %eight = arith.constant 8 : i64
   %target = tensor.from_elements %d, %eight : tensor<2xi64>
   // CHECK: tensor.reshape {{.*}}{symshape.shape = #symshape.shape<[8 * batch, 8]>}
   %r = tensor.reshape %x(%target) : (tensor<?x64xf32>, tensor<2xi64>) -> tensor<?x8xf32>
   // CHECK: tensor.reshape {{.*}}{symshape.shape = #symshape.shape<[_d0, _d1]>}
-  %q = tensor.reshape %x(%t) : (tensor<?x64xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %q = tensor.reshape %x(%u) : (tensor<?x64xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %q : tensor<?x?xf32>
+}
+
+// -----
+
+// Entries of a short integer argument are its values, of unknown sign (each
+// the difference of two fresh symbols, which a runtime binds from the
+// argument before the call): a shape given as an input, read whole or by
+// element, is exact.
+// CHECK-LABEL: func.func @reshape_to_argument_entries
+func.func @reshape_to_argument_entries(
+    %x: tensor<?x64xf32> {symshape.axes = #symshape.shape<[batch, 64]>},
+    %t: tensor<2xi64>) -> (tensor<?x?xf32>, tensor<?x8xf32>) {
+  %c1 = arith.constant 1 : index
+  // CHECK: tensor.reshape {{.*}}{symshape.shape = #symshape.shape<[[[A:_d[0-9]+ - _d[0-9]+]], [[B:_d[0-9]+ - _d[0-9]+]]]>}
+  %q = tensor.reshape %x(%t) : (tensor<?x64xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  // CHECK: tensor.extract {{.*}}{symshape.value = #symshape.extent<[[B]]>}
+  %d = tensor.extract %t[%c1] : tensor<2xi64>
+  %eight = arith.constant 8 : i64
+  %target = tensor.from_elements %d, %eight : tensor<2xi64>
+  // CHECK: tensor.reshape {{.*}}{symshape.shape = #symshape.shape<[[[B]], 8]>}
+  %r = tensor.reshape %x(%target) : (tensor<?x64xf32>, tensor<2xi64>) -> tensor<?x8xf32>
+  return %q, %r : tensor<?x?xf32>, tensor<?x8xf32>
 }
 
 // -----

@@ -15,21 +15,43 @@
 // not establish. Under strict, a case that fails prints nothing (its errors
 // are checked on stderr).
 
-// The annotation is more specific than inference (`batch` against a fresh
-// symbol for a size read from data): skip leaves the text, override replaces
-// it, strict rejects it. Refine keeps it, and math.exp sees `batch`: no
-// argument declares `batch`, so it is only a name for that size.
+// The annotation claims more than inference (`batch` against `_d0 - _d1`,
+// a size read from a signed scalar argument, not a symbol it could name):
+// skip leaves the text, the others replace it, strict rejects it; math.exp
+// sees the inferred `_d0 - _d1` under every policy but skip's text.
 // CHECK-LABEL: func.func @more_specific
 func.func @more_specific(%t: tensor<i64>) -> tensor<?x4xf32> {
   %raw = tensor.extract %t[] : tensor<i64>
   %n = arith.index_cast %raw : i64 to index
   // SKIP: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
-  // OVERRIDE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0, 4]>}
-  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
-  // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0' (policy=strict)
+  // OVERRIDE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0 - _d1, 4]>}
+  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0 - _d1, 4]>}
+  // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0 - _d1' (policy=strict)
   %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : tensor<?x4xf32>
-  // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
-  // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0, 4]>}
+  // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0 - _d1, 4]>}
+  // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0 - _d1, 4]>}
+  // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d0 - _d1, 4]>}
+  %f = math.exp %e : tensor<?x4xf32>
+  return %f : tensor<?x4xf32>
+}
+
+// -----
+
+// The annotation is more specific than inference (`batch` against the fresh
+// symbol of an unsigned cast): skip leaves the text, override replaces it,
+// strict rejects it. Refine keeps it, and math.exp sees `batch`: no
+// argument declares `batch`, so it is only a name for that size.
+// CHECK-LABEL: func.func @names_a_fresh_symbol
+func.func @names_a_fresh_symbol(%t: tensor<i64>) -> tensor<?x4xf32> {
+  %raw = tensor.extract %t[] : tensor<i64>
+  %n = arith.index_castui %raw : i64 to index
+  // SKIP: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
+  // OVERRIDE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d2, 4]>}
+  // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
+  // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d2' (policy=strict)
+  %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : tensor<?x4xf32>
+  // SKIP: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d2, 4]>}
+  // OVERRIDE: math.exp {{.*}}{symshape.shape = #symshape.shape<[_d2, 4]>}
   // REFINE: math.exp {{.*}}{symshape.shape = #symshape.shape<[batch, 4]>}
   %f = math.exp %e : tensor<?x4xf32>
   return %f : tensor<?x4xf32>
@@ -46,7 +68,7 @@ func.func @more_specific_declared(%x: tensor<?x4xf32> {symshape.axes = #symshape
   %raw = tensor.extract %t[] : tensor<i64>
   %n = arith.index_cast %raw : i64 to index
   // REFINE: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[batch, 4]>}
-  // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0' (policy=strict)
+  // STRICT-ERROR: [[@LINE+1]]:8: error: result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0 - _d1' (policy=strict)
   %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : tensor<?x4xf32>
   // REFINE: arith.addf {{.*}}{symshape.shape = #symshape.shape<[batch, 4]>}
   %f = arith.addf %e, %x : tensor<?x4xf32>

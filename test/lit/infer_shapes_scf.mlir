@@ -28,7 +28,7 @@ func.func @if_differ(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[batch]>
   %r:2 = scf.if %c -> (tensor<?xf32>, tensor<?xf32>) {
     %k = tensor.extract %t[] : tensor<i64>
     %ki = arith.index_cast %k : i64 to index
-    // CHECK: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0]>}
+    // CHECK: tensor.empty({{.*}}) {symshape.shape = #symshape.shape<[_d0 - _d1]>}
     %e = tensor.empty(%ki) : tensor<?xf32>
     scf.yield %x, %e : tensor<?xf32>, tensor<?xf32>
   } else {

@@ -2,11 +2,11 @@
 
 // Under policy=strict, an annotation must follow from what inference finds.
 
-// More specific than inference: `batch` for a size read from data.
+// More specific than inference: `batch` for a size read from a scalar argument.
 func.func @strict_more_specific(%t: tensor<i64>) -> tensor<?x4xf32> {
   %raw = tensor.extract %t[] : tensor<i64>
   %n = arith.index_cast %raw : i64 to index
-  // expected-error @below {{result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0' (policy=strict)}}
+  // expected-error @below {{result #0 dimension 0: annotation 'batch' does not follow from the inferred extent '_d0 - _d1' (policy=strict)}}
   %e = tensor.empty(%n) {symshape.shape = #symshape.shape<[batch, 4]>} : tensor<?x4xf32>
   return %e : tensor<?x4xf32>
 }

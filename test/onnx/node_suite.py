@@ -34,7 +34,7 @@ import numpy as np
 PARAMETERS = {
     "Reshape": {1}, "Expand": {1}, "Slice": {1, 2, 3, 4}, "Split": {1}, "Squeeze": {1},
     "Unsqueeze": {1}, "Tile": {1}, "ConstantOfShape": {0}, "Range": {0, 1, 2},
-    "Dropout": {1, 2}, "Pad": {1, 2, 3},
+    "Dropout": {1, 2}, "Pad": {1, 2, 3}, "CumSum": {1}, "Resize": {1, 2, 3}, "If": {0},
     **{op: {1} for op in (
         "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
         "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp")},
@@ -113,6 +113,8 @@ def _compare(case, got: Sequence[np.ndarray]) -> str:
             return f"result {i}: shape {g.shape}, expected {e.shape}"
         if g.dtype != e.dtype:
             return f"result {i}: dtype {g.dtype}, expected {e.dtype}"
+        if e.dtype.kind == "V":  # ml_dtypes' bfloat16 and friends: compare as float32
+            g, e = g.astype(np.float32), e.astype(np.float32)
         if e.dtype.kind in "fc":
             try:
                 rtol, atol = max(case.rtol, 1e-5), max(case.atol, 1e-6)

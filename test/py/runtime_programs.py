@@ -52,7 +52,8 @@ FROM_DATA = """
 func.func @from_data(%sizes: tensor<2xi64>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32
-  %e = tensor.extract %sizes[%c0] : tensor<2xi64>
+  %squares = arith.muli %sizes, %sizes : tensor<2xi64>
+  %e = tensor.extract %squares[%c0] : tensor<2xi64>
   %k = arith.index_cast %e : i64 to index
   %t = tensor.empty(%k) : tensor<?xf32>
   %f = linalg.fill ins(%zero : f32) outs(%t : tensor<?xf32>) -> tensor<?xf32>

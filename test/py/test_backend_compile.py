@@ -66,6 +66,7 @@ func.func @f(%a: tensor<?xf32>) -> tensor<?xf32> {
 CPU_DEVICE = (
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-input-demote-f64-to-f32=false",
 )
 TARGET_FLAGS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("llvm-cpu", {}, (*CPU_DEVICE, "--iree-llvmcpu-target-cpu=host", "--iree-opt-data-tiling")),

@@ -179,6 +179,11 @@ def _insert_truncated_rows(x: np.ndarray, k: np.ndarray) -> Arrays:
     return (out,)
 
 
+def _trips(k: np.ndarray) -> int:
+    """The trips of ``scf.for %i = 0 to k``: none when ``k`` is negative."""
+    return max(int(k), 0)
+
+
 def _gather_inputs(rng: np.random.Generator, b: Binding) -> Arrays:
     table = _normal(rng, (b["vocab"], b["width"]))
     # Some ids fall outside [0, vocab): the gather clamps them.
@@ -392,7 +397,7 @@ PROGRAMS: dict[str, Program] = {
             {"rows": 0, "cols": 4, "k": 2},
         ),
         lambda rng, b: (_normal(rng, (b["rows"], b["cols"])), np.array(b["k"], np.int64)),
-        lambda y, k: (y, (int(k) + 1) * y[:, : y.shape[1] // 2]),
+        lambda y, k: (y, (_trips(k) + 1) * y[:, : y.shape[1] // 2]),
         scalars=("k",),
     ),
     "insert_beside_loop": Program(
@@ -404,7 +409,7 @@ PROGRAMS: dict[str, Program] = {
             {"rows": 0, "cols": 3, "k": 1},
         ),
         lambda rng, b: (_normal(rng, (b["rows"], b["cols"])), np.array(b["k"], np.int64)),
-        lambda x, k: (np.ones_like(x), (int(k) + 1) * np.ones_like(x)),
+        lambda x, k: (np.ones_like(x), (_trips(k) + 1) * np.ones_like(x)),
         scalars=("k",),
     ),
     "inserts_into_one_copy": Program(
@@ -424,7 +429,7 @@ PROGRAMS: dict[str, Program] = {
         lambda y, a, b, k: (
             np.concatenate([a, y[1:]]),
             np.concatenate([y[:-1], b]),
-            (int(k) + 1) * y,
+            (_trips(k) + 1) * y,
         ),
         scalars=("k",),
     ),
@@ -449,7 +454,7 @@ PROGRAMS: dict[str, Program] = {
             np.array(b["at"], np.int64),
             np.array(b["k"], np.int64),
         ),
-        lambda y, at, k: ((int(k) + 1) * y[int(at) : int(at) + y.shape[0] // 2],),
+        lambda y, at, k: ((_trips(k) + 1) * y[int(at) : int(at) + y.shape[0] // 2],),
         scalars=("at", "k"),
     ),
     "choose_into_matmul": Program(
@@ -550,7 +555,7 @@ PROGRAMS: dict[str, Program] = {
             _normal(rng, (b["q"],)),
             np.array(b["k"], np.int64),
         ),
-        lambda y, v, k: ((int(k) + 1) * y.reshape(-1), (int(k) + 1) * y.T),
+        lambda y, v, k: ((_trips(k) + 1) * y.reshape(-1), (_trips(k) + 1) * y.T),
         1e-5,
         scalars=("k",),
     ),
@@ -576,7 +581,7 @@ PROGRAMS: dict[str, Program] = {
             {"rows": 0, "cols": 5, "k": 1},
         ),
         lambda rng, b: (_normal(rng, (b["rows"], b["cols"])), np.array(b["k"], np.int64)),
-        lambda x, k: (np.full((x.size // 2, 2), int(k) + 3, np.float32),),
+        lambda x, k: (np.full((x.size // 2, 2), _trips(k) + 3, np.float32),),
         scalars=("k",),
     ),
     # Reductions over an axis of extent 0 (empty_reductions.mlir).

@@ -3,10 +3,12 @@
 import itertools
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 
 from symshape_mlir.extent import (
     UNKNOWN,
+    Const,
     Exact,
     ExtentContext,
     ShapeExtent,
@@ -324,3 +326,33 @@ INSTANTIATE = [
 def test_instantiate(text: str, kwargs: dict[str, object], expected: str) -> None:
     """Payload expressions become result guarantees without relying on false signs."""
     assert str(instantiate(parse_expr(text), **kwargs)) == expected  # type: ignore[arg-type]
+
+
+class _Operand:
+    """A type extents know nothing of, with reflected operators (as a traced tensor has)."""
+
+    def __rsub__(self, other: object) -> str:
+        return f"rsub {other}"
+
+    def __radd__(self, other: object) -> str:
+        return f"radd {other}"
+
+
+def test_operators_defer_to_other_types() -> None:
+    """An operator with an operand of another type lets that type's reflected
+    operator answer (``x.shape[0] - k`` for a traced ``k``); numpy integers are ints."""
+    n = Exact(Sym("n"))
+    assert n - _Operand() == "rsub n"
+    assert 1 + n + _Operand() == "radd n + 1"
+    assert str(n * np.int64(3)) == "3 * n"
+    with pytest.raises(TypeError):
+        n * "3"  # type: ignore[operator]
+
+
+def test_constant_extents_are_ints() -> None:
+    """An exact constant converts to int and float (``range(x.shape[0])``); others refuse."""
+    assert int(Exact(Const(3))) == 3 and float(Exact(Const(3))) == 3.0
+    assert list(range(Exact(Const(2)))) == [0, 1]
+    for extent in (Exact(Sym("n")), UpperBound(Const(3)), UNKNOWN):
+        with pytest.raises(TypeError, match="is not a constant"):
+            int(extent)

@@ -58,6 +58,13 @@ COMPARISONS = [
     ("ranges_combine", "a + b", "le", "20", {"a": (0, 10), "b": (2, 10)}, True),
     ("ranges_refute", "a + b", "gt", "25", {"a": (0, 10), "b": (2, 10)}, False),
     ("product_with_range", "a * b", "ge", "a", {"b": (1, None)}, True),
+    # A clamp of a padded size (Swin's window padding) against the size: split
+    # the max before bounding the divisions it shares with the other side.
+    ("clamp_of_divisions", "max(0, h floordiv 4 + 6 * (h floordiv 4 mod 7) mod 7 - 3)", "le",
+     "h floordiv 4 + 6 * (h floordiv 4 mod 7) mod 7", {}, True),
+    # Each factor is a floordiv of a non-negative sum: their ranges decide it.
+    ("product_of_divisions", "((h floordiv 4 + h mod 2) ceildiv 2 + 6) floordiv 7 * "
+     "((w floordiv 4 + w mod 2) ceildiv 2 + 6) floordiv 7", "ge", "0", {}, True),
     ("product_without_range", "a * b", "ge", "a", {}, None),
     ("index_scalar_unbounded", "scalar(0, index)", "ge", "0", {}, None),
     ("clamped_scalar", "scalar(0, clamp_nonneg)", "ge", "0", {}, True),

@@ -9,7 +9,8 @@ from types import ModuleType
 import pytest
 
 from symshape_mlir.frontend import trace
-from symshape_mlir.frontend.roundtrip import check_round_trip
+
+from roundtrip_support import check_round_trip
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

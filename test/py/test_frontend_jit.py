@@ -55,7 +55,8 @@ def test_jit_with_explicit_inputs(cache: Path) -> None:
     def head(x: Any, n: Any) -> Any:
         return fe.dynamic_truncate(x, n, axis=0) * 2.0
 
-    f = fe.jit(inputs=[Tensor["rows", 4, f32], Tensor[i64]], cache_dir=cache, hot_after=None)(head)
+    f = symshape_mlir.jit(inputs=[Tensor["rows", 4, f32], Tensor[i64]], cache_dir=cache,
+                          hot_after=None)(head)
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     for n in (-1, 0, 2, 7):
         np.testing.assert_array_equal(f(x, np.array(n)), x[: max(n, 0)] * 2)
@@ -68,7 +69,7 @@ def test_jit_without_annotations_is_an_error() -> None:
         return x
 
     with pytest.raises(fe.FrontendError, match=r"parameter 'x' of .*f needs an annotation"):
-        fe.jit(f)
+        symshape_mlir.jit(f)
 
 
 def _truncated_target(x: Tensor["batch", 8, f32], n: Tensor[i64]) -> Tensor:  # noqa: F821

@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 
 import symshape_mlir.frontend as fe
-from frontend_support import compile_functions
 from symshape_mlir import runtime
 from symshape_mlir.backend import RuntimeCallError
 from symshape_mlir.frontend import Tensor, TensorSpec, f32, i32, i64
-from symshape_mlir.frontend.roundtrip import check_round_trip
 from symshape_mlir.frontend.tracing import TracedFunction, trace
+
+from frontend_support import as_results, compile_functions, trace_cases
+from roundtrip_support import check_round_trip
 
 
 @dataclass(frozen=True)
@@ -471,14 +472,10 @@ def _inputs(
     return arrays
 
 
-def _as_tuple(value: Any) -> tuple[np.ndarray, ...]:
-    return tuple(value) if isinstance(value, tuple | list) else (value,)
-
-
 @pytest.fixture(scope="module")
 def traced() -> dict[str, TracedFunction]:
     """Every case traced."""
-    return {case.name: trace(case.fn, *case.specs, name=case.name) for case in CASES}
+    return trace_cases(CASES)
 
 
 @pytest.fixture(scope="module")
@@ -521,8 +518,8 @@ def test_matches_numpy(
         inputs = _inputs(case, traced[case.name], binding, rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            expected = _as_tuple(case.reference(*inputs))
-        got = _as_tuple(entry(*inputs))
+            expected = as_results(case.reference(*inputs))
+        got = as_results(entry(*inputs))
         assert len(got) == len(expected)
         for index, (g, e, shape) in enumerate(
             zip(got, expected, traced[case.name].result_shapes, strict=True)

@@ -1,15 +1,19 @@
 """Random compositions of frontend ops over random named shapes, checked against numpy.
 
 A program is an input shape (axis names and small constants) and a chain of
-steps: unary and broadcasting binary elementwise ops, reductions, matmul with
-a new weight, softmax and transpose. Hypothesis checks traced shapes (at
-random bindings) and the round trip through inference without compiling; a
-few seeded programs share one compiled module and are checked for values.
+steps: unary and broadcasting binary elementwise ops, reductions (sums to
+variances), matmul with a new weight, softmax, transpose, reversals, rolls,
+running sums, sorts, and slices of the first axis bounded by run-time
+integers (0-d integer inputs, negative and past the end too). Hypothesis
+checks traced shapes (at random bindings) and the round trip through
+inference without compiling; a few seeded programs share one compiled
+module and are checked for values.
 """
 
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -20,11 +24,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import symshape_mlir.frontend as fe
-from frontend_support import compile_functions
 from symshape_mlir import runtime
-from symshape_mlir.frontend import Tensor, TensorSpec, f32
-from symshape_mlir.frontend.roundtrip import check_round_trip
+from symshape_mlir.frontend import Tensor, TensorSpec, f32, i64
 from symshape_mlir.frontend.tracing import TracedFunction, trace
+
+from frontend_support import compile_functions
+from roundtrip_support import check_round_trip
 
 T = TypeVar("T")
 Pick = Callable[[Sequence[Any]], Any]
@@ -45,19 +50,35 @@ UNARY: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "negative": (fe.negative, np.negative),
     "sigmoid": (fe.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
     "scale": (lambda x: 0.5 * x + 1.0, lambda x: 0.5 * x + 1.0),
+    "sin": (fe.sin, np.sin),
+    "abs": (abs, abs),
+    "clip": (lambda x: fe.clip(x, -0.5, 0.5), lambda x: np.clip(x, -0.5, 0.5)),
+    "floor": (lambda x: fe.floor(x * 2.0), lambda x: np.floor(x * 2.0)),
 }
 BINARY: dict[str, tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]] = {
     "add": (fe.add, np.add),
     "subtract": (fe.subtract, np.subtract),
     "multiply": (fe.multiply, np.multiply),
     "maximum": (fe.maximum, np.maximum),
+    "minimum": (fe.minimum, np.minimum),
 }
 REDUCE: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
     "sum": (fe.sum, np.sum),
     "mean": (fe.mean, np.mean),
     "max": (fe.max, np.max),
     "min": (fe.min, np.min),
+    "prod": (fe.prod, np.prod),
+    "var": (fe.var, np.var),
 }
+#: Steps along one axis that keep the shape.
+ALONG: dict[str, tuple[Callable[[Any, int], Any], Callable[[Any, int], Any]]] = {
+    "flip": (fe.flip, np.flip),
+    "roll": (lambda x, a: fe.roll(x, 2, axis=a), lambda x, a: np.roll(x, 2, axis=a)),
+    "cumsum": (fe.cumsum, np.cumsum),
+    "sort": (fe.sort, np.sort),
+}
+#: The run-time integers programs read (0-d i64 inputs after the tensors).
+INTS = ("k0", "k1")
 
 
 @dataclass(frozen=True)
@@ -69,13 +90,14 @@ class Program:
 
     @property
     def specs(self) -> tuple[TensorSpec, ...]:
-        """The declared input types."""
-        return tuple(Tensor[(*axes, f32)] for axes in self.inputs)
+        """The declared input types: the tensors, then the run-time integers."""
+        return (*(Tensor[(*axes, f32)] for axes in self.inputs), *(Tensor[i64] for _ in INTS))
 
     def run(self, args: Sequence[Any], numpy: bool) -> Any:
         """Applies the steps with the frontend (traced) or numpy (arrays)."""
         side = 1 if numpy else 0
-        x, extra = args[0], iter(args[1:])
+        ints = [int(k) if numpy else k for k in args[len(args) - len(INTS):]]
+        x, extra = args[0], iter(args[1:len(args) - len(INTS)])
         for step in self.steps:
             kind = step[0]
             if kind == "unary":
@@ -92,6 +114,11 @@ class Program:
                 x = _softmax(x, step[1]) if numpy else fe.softmax(x, step[1])
             elif kind == "transpose":
                 x = np.transpose(x, step[1]) if numpy else fe.transpose(x, step[1])
+            elif kind == "along":
+                x = ALONG[step[1]][side](x, step[2])
+            elif kind == "head":
+                k = ints[step[1]]
+                x = x[:k] if step[2] else x[k:]
         return x
 
 
@@ -102,18 +129,23 @@ def generate(pick: Pick, length: int) -> Program:
     shape: list[Item] = [pick(item) for _ in range(rank)]
     inputs: list[tuple[Item, ...]] = [tuple(shape)]
     steps: list[tuple[Any, ...]] = []
+    heads: list[int] = []
     for _ in range(length):
         kinds = ["unary"]
         if shape:
-            kinds += ["binary", "reduce", "softmax", "transpose"]
-        if len(shape) >= 2:
+            kinds += ["binary", "reduce", "softmax", "transpose", "along"]
+        if shape and isinstance(shape[0], str) and not heads:
+            kinds.append("head")
+        if len(shape) >= 2 and shape[-1] != "h":
             kinds.append("matmul")
         kind = pick(kinds)
         if kind == "unary":
             steps.append(("unary", pick(sorted(UNARY))))
         elif kind == "binary":
             keep = pick(list(range(1, len(shape) + 1)))
-            other = tuple(d if pick([True, False]) else 1 for d in shape[len(shape) - keep :])
+            # The head's run-time count ("h") is broadcast from 1, never matched.
+            other = tuple(d if pick([True, False]) and d != "h" else 1
+                          for d in shape[len(shape) - keep :])
             inputs.append(other)
             steps.append(("binary", pick(sorted(BINARY)), pick([True, False])))
             if keep == len(shape):
@@ -133,6 +165,14 @@ def generate(pick: Pick, length: int) -> Program:
             shape[-1] = k
         elif kind == "softmax":
             steps.append(("softmax", pick(list(range(len(shape))))))
+        elif kind == "along":
+            steps.append(("along", pick(sorted(ALONG)), pick(list(range(len(shape))))))
+        elif kind == "head":
+            # The first axis becomes a run-time count ("h"): inputs added later
+            # broadcast along it from 1.
+            heads.append(len(steps))
+            steps.append(("head", pick(range(len(INTS))), pick([True, False])))
+            shape[0] = "h"
         else:
             perm = list(range(len(shape)))
             random.Random(pick(list(range(100)))).shuffle(perm)
@@ -142,16 +182,28 @@ def generate(pick: Pick, length: int) -> Program:
 
 
 def _arrays(
-    traced: TracedFunction, binding: Mapping[str, int], rng: np.random.Generator
+    program: Program, traced: TracedFunction, binding: Mapping[str, int],
+    rng: np.random.Generator,
 ) -> list[np.ndarray]:
-    return [
-        rng.standard_normal(shape.evaluate(binding)).astype(np.float32)
-        for shape in traced.input_shapes
-    ]
+    tensors = [rng.standard_normal(shape.evaluate(binding)).astype(np.float32)
+               for shape in traced.input_shapes[: len(program.inputs)]]
+    return [*tensors, *(np.array(binding[k], np.int64) for k in INTS)]
+
+
+def _reads(program: Program, traced: TracedFunction, binding: Mapping[str, int]) -> dict[str, int]:
+    """``binding`` with the symbols of the run-time integer read (``plus - minus``)."""
+    bound = dict(binding)
+    value = next((binding[INTS[step[1]]] for step in program.steps if step[0] == "head"), 0)
+    for plus, minus in traced.scalar_reads:
+        bound[plus], bound[minus] = max(value, 0), max(-value, 0)
+    return bound
 
 
 def _numpy(program: Program, arrays: Sequence[np.ndarray]) -> np.ndarray:
-    return np.asarray(program.run([a.astype(np.float64) for a in arrays], numpy=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a variance of nothing is NaN
+        return np.asarray(program.run([a.astype(np.float64) if a.dtype.kind == "f" else a
+                                       for a in arrays], numpy=True))
 
 
 @settings(
@@ -166,15 +218,17 @@ def test_traced_shapes_match_numpy(data: st.DataObject) -> None:
     program = generate(lambda options: data.draw(st.sampled_from(options)), length)
     traced = trace(lambda *args: program.run(args, numpy=False), *program.specs, name="program")
     binding = {name: data.draw(st.integers(1, 4), label=name) for name in NAMES}
-    arrays = _arrays(traced, binding, np.random.default_rng(0))
+    binding |= {k: data.draw(st.integers(-5, 6), label=k) for k in INTS}
+    arrays = _arrays(program, traced, binding, np.random.default_rng(0))
     expected = _numpy(program, arrays)
     (shape,) = traced.result_shapes
-    assert shape.evaluate(binding) == expected.shape
+    assert shape.evaluate(_reads(program, traced, binding)) == expected.shape
     check_round_trip([traced])
 
 
-# Seeds whose programs have rank >= 2 and mix elementwise ops, reductions and matmul.
-SEEDS = (6, 24, 26, 27, 41)
+# Seeds whose programs mix elementwise ops, reductions, matmul, steps along an
+# axis (sort, flip, roll, cumsum) and slices by run-time integers.
+SEEDS = (69, 258, 264, 277, 283, 285)
 
 
 def _seeded(seed: int) -> Program:
@@ -205,7 +259,8 @@ def test_seeded_programs_match_numpy(
     traced, entries = compiled
     program = _seeded(seed)
     rng = np.random.default_rng(seed)
-    for binding in ({"a": 1, "b": 2, "c": 3}, {"a": 4, "b": 1, "c": 2}):
-        arrays = _arrays(traced[seed], binding, rng)
+    for binding in ({"a": 1, "b": 2, "c": 3, "k0": 2, "k1": -1},
+                    {"a": 4, "b": 1, "c": 2, "k0": 7, "k1": 0}):
+        arrays = _arrays(program, traced[seed], binding, rng)
         got = entries[f"p{seed}"](*arrays)
         np.testing.assert_allclose(got, _numpy(program, arrays), rtol=1e-4, atol=1e-4)

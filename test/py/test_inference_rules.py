@@ -111,7 +111,8 @@ SCALAR_CASES = [
     ("remsi_of_bound", "%r = arith.remsi %u, %c2 : index", "index", "value ub(min(1, batch))"),
     ("divsi_by_bound", "%r = arith.divsi %c2, %u : index", "index", ""),
     ("tensor_rank", "%r = tensor.rank %x : tensor<?x?x64xf32>", "index", "value 3"),
-    ("extract_data", "%r = tensor.extract %t[%c0] : tensor<2xi64>", "i64", ""),
+    ("extract_argument_element", "%r = tensor.extract %t[%c1] : tensor<2xi64>", "i64",
+     "value _d2 - _d3"),
 ]
 
 

@@ -1,6 +1,6 @@
 """ONNX import: symbolic axes end to end, the shipped node tests, and located errors.
 
-The transformer block (``test/onnx/models.py``) is built the way exporters
+The transformer block (``test/onnx/graphs.py``) is built the way exporters
 write it; it must keep ``batch`` and ``seq`` on every value, compile through
 ``symshape-to-iree`` and match onnxruntime at several shapes.
 """
@@ -19,7 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "onnx"))
 
-import models
+import graphs
 import node_suite
 from symshape_mlir import runtime
 from symshape_mlir.onnx import OnnxImportError, import_model, supported_ops, trace_model
@@ -44,7 +44,7 @@ def _const(name: str, array) -> onnx.TensorProto:
 
 @pytest.fixture(scope="module")
 def transformer_exe():
-    model = models.transformer()
+    model = graphs.transformer()
     traced = trace_model(model)
     return model, traced, runtime.compile(traced.module_text, cache_dir=False, hot_after=None)
 
@@ -63,7 +63,7 @@ def test_transformer_matches_onnxruntime(transformer_exe, shape) -> None:
 
 def test_transformer_batch_zero_matches_onnxruntime() -> None:
     """With the head merge written as [batch, seq, 64], onnxruntime runs batch 0 too."""
-    model = models.transformer(infer_merge=False)
+    model = graphs.transformer(infer_merge=False)
     exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
     for shape in [(0, 4), (2, 3)]:
         x = np.random.default_rng(0).standard_normal((*shape, 64)).astype(np.float32)
@@ -153,12 +153,12 @@ def test_unsupported_op_is_located() -> None:
     model = _model(
         [
             helper.make_node("Relu", ["x"], ["h"]),
-            helper.make_node("Resize", ["h"], ["y"], name="up"),
+            helper.make_node("Det", ["h"], ["y"], name="det"),
         ],
         [_info("x", ["n"])], [_info("y", None)],
     )
     assert _error(model) == (
-        "<onnx>:2: Resize node 'up' (opset 17): ONNX Resize version 13 is not supported"
+        "<onnx>:2: Det node 'det' (opset 17): ONNX Det version 11 is not supported"
     )
 
 
@@ -226,7 +226,7 @@ def test_cli(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "symshape.axes = #symshape.shape<[batch, 4]>" in out.read_text()
-    bad = _model([helper.make_node("Resize", ["x"], ["y"], name="up")], [_info("x", [2])],
+    bad = _model([helper.make_node("Det", ["x"], ["y"], name="det")], [_info("x", [2])],
                  [_info("y", None)])
     onnx.save(bad, tmp_path / "bad.onnx")
     done = subprocess.run(
@@ -235,8 +235,8 @@ def test_cli(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert done.stderr == (
-        f"{tmp_path / 'bad.onnx'}:1: error: Resize node 'up' (opset 17): "
-        "ONNX Resize version 13 is not supported\n"
+        f"{tmp_path / 'bad.onnx'}:1: error: Det node 'det' (opset 17): "
+        "ONNX Det version 11 is not supported\n"
     )
 
 

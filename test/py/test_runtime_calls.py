@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from runtime_programs import ADD, FILL, FROM_DATA, MATMUL_FLAT, STATIC
 from symshape_mlir import runtime
+from symshape_mlir.backend import RuntimeCallError
 from symshape_mlir.runtime import (
     AxisBindingError,
     PlanError,
@@ -130,14 +131,14 @@ def test_out_of_grammar_size_is_compile_error(cache_dir: Path) -> None:
     with pytest.raises(UnplannableSizeError) as info:
         runtime.compile(FROM_DATA, cache_dir=cache_dir)
     assert info.value.function == "from_data"
-    assert info.value.location is not None and ":7:8" in info.value.location
+    assert info.value.location is not None and ":8:8" in info.value.location
     assert "computed inside the function" in str(info.value)
 
 
 def test_unplanned_opt_out_runs(cache_dir: Path) -> None:
     """unplanned= compiles such a function; its result shape is read after the call."""
     exe = runtime.compile(FROM_DATA, cache_dir=cache_dir, unplanned=["from_data"])
-    assert exe(np.array([3, 9], np.int64)).shape == (3,)
+    assert exe(np.array([3, 9], np.int64)).shape == (9,)
     with pytest.raises(SignatureError, match="planning off"):
         exe.plan((2,))
 
@@ -185,5 +186,65 @@ def test_unplannable_location_names_file(tmp_path: Path, cache_dir: Path) -> Non
     """Compiled from a file, the out-of-grammar error points into that file."""
     path = tmp_path / "from_data.mlir"
     path.write_text(FROM_DATA)
-    with pytest.raises(UnplannableSizeError, match=r"from_data\.mlir.*:7:8"):
+    with pytest.raises(UnplannableSizeError, match=r"from_data\.mlir.*:8:8"):
         runtime.compile(path, cache_dir=cache_dir)
+
+
+ELEMENT_SIZES = """
+func.func @head(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                %sizes: tensor<3xi64>, %k: tensor<i32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c1 = arith.constant 1 : index
+  %e = tensor.extract %sizes[%c1] : tensor<3xi64>
+  %rows = arith.index_cast %e : i64 to index
+  %head = tensor.extract_slice %x[0] [%rows] [1] : tensor<?xf32> to tensor<?xf32>
+  %kv = tensor.extract %k[] : tensor<i32>
+  %count = arith.index_cast %kv : i32 to index
+  %zero = arith.constant 0.0 : f32
+  %t = tensor.empty(%count) : tensor<?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%t : tensor<?xf32>) -> tensor<?xf32>
+  return %head, %f : tensor<?xf32>, tensor<?xf32>
+}
+
+func.func @reshaped(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>},
+                    %shape: tensor<2xi64>) -> tensor<?x?xf32> {
+  %r = tensor.reshape %x(%shape) : (tensor<?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+"""
+
+
+def test_sizes_read_from_arguments_are_planned(cache_dir: Path) -> None:
+    """An element of a short integer argument at a constant position and a 0-d
+    integer argument size results: planned from their values (given as arrays,
+    numbers or lists), cached per value, refused when negative."""
+    exe = runtime.compile(ELEMENT_SIZES, cache_dir=cache_dir, hot_after=None)
+    x = _f32(6)
+    for second, k in ((4, 2), (0, 0), (6, 5), (4, 2)):
+        sizes = np.array([9, second, -7], np.int64)
+        head, zeros = exe.head(x, sizes, np.array(k, np.int32))
+        np.testing.assert_array_equal(head, x[:second])
+        assert zeros.shape == (k,)
+        assert exe.head.plan(x, [9, second, -7], k).shapes == ((second,), (k,))
+    assert (exe.stats()["misses"], exe.stats()["hits"]) == (3, 5)  # one entry per value
+    assert exe.head.plan((6,), np.array([0, 3, 0]), np.int32(1)).shapes == ((3,), (1,))
+    with pytest.raises(PlanError, match=r"result 1 \(made at -:12:8\): axis 0: size .* "
+                       r"evaluates to -1 < 0"):
+        exe.head(x, np.array([0, 1, 0], np.int64), -1)
+    with pytest.raises(SignatureError, match="argument 2 of @head"):
+        exe.head.plan(x, [0, 1, 0], 2**31)
+    fast = exe.head.bind_params({1: np.array([0, 2, 0], np.int64)})
+    np.testing.assert_array_equal(fast(x, 1)[0], x[:2])
+
+
+def test_shape_given_as_an_input_is_planned(cache_dir: Path) -> None:
+    """A reshape to a shape input (an ONNX Reshape whose shape is a graph input) is
+    planned from the shape's values; a shape that changes the element count fails
+    the call cleanly."""
+    exe = runtime.compile(ELEMENT_SIZES, cache_dir=cache_dir, hot_after=None)
+    x = _f32(6)
+    for shape in ([2, 3], [6, 1], [1, 6]):
+        got = exe.reshaped(x, np.array(shape, np.int64))
+        np.testing.assert_array_equal(got, x.reshape(shape))
+        assert exe.reshaped.plan((6,), shape).shapes == (tuple(shape),)
+    with pytest.raises(RuntimeCallError, match="the call's inputs: \\[6\\], = \\[4, 2\\]"):
+        exe.reshaped(x, np.array([4, 2], np.int64))

@@ -225,6 +225,9 @@ UNIFY = [
     ),
     ("exact_within_bound", [UpperBound(Sym("n"))], [parse_expr("n - 1")], "[n - 1]", {}),
     ("two_bounds", [UpperBound(Sym("n"))], [UpperBound(8)], "[ub(min(8, n))]", {}),
+    # Undecided over the same axes (equal unless h = 0): the simpler one, checked where used.
+    ("same_axes_undecided", [parse_expr("max(0, h - 1) floordiv 2 - max(0, 1 - h) floordiv 2 + 1")],
+     [parse_expr("(h + 1) floordiv 2")], "[(h + 1) floordiv 2]", {}),
 ]
 
 

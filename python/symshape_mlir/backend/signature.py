@@ -109,9 +109,9 @@ class ScalarType:
         """The integers an argument of this type accepts, bounds included.
 
         A signed or unsigned type accepts its own range; a signless integer
-        (``i32``) accepts the union of the signed and unsigned ranges of its
-        width (the bit pattern is what the function receives); ``index`` is
-        64-bit signed.
+        (``i32``) accepts the signed range of its width, which is how the
+        module reads it (``2**31`` would arrive as ``-2**31``); ``index``
+        is 64-bit signed.
 
         Raises:
             TypeError: If the scalar is a float.
@@ -119,8 +119,6 @@ class ScalarType:
         if self.is_float:
             raise TypeError(f"{self.element} is not an integer type")
         info = np.iinfo(self.dtype)
-        if self.element in _SIGNLESS_INTEGERS:
-            return int(info.min), 2 * int(info.max) + 1
         return int(info.min), int(info.max)
 
     def __str__(self) -> str:

@@ -48,6 +48,9 @@ TARGETS: dict[str, TargetSpec] = {
             device_flags=(
                 "--iree-hal-target-device=local",
                 "--iree-hal-local-target-device-backends=llvm-cpu",
+                # f64 stays f64 (IREE demotes it to f32 by default and changes
+                # the function's signature, so f64 arrays were refused).
+                "--iree-input-demote-f64-to-f32=false",
             ),
             arch_flag="--iree-llvmcpu-target-cpu",
             default_arch="host",

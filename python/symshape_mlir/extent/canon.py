@@ -28,6 +28,7 @@ from symshape_mlir.extent.expr import (
     _interned,
     as_expr,
 )
+from symshape_mlir.extent.expr import canon as _table
 
 __all__ = [
     "MAX_TERMS",
@@ -330,3 +331,9 @@ def minimum(*operands: ExprLike) -> Expr:
 def maximum(*operands: ExprLike) -> Expr:
     """Returns the canonical ``max`` of one or more operands."""
     return _extremum(Max, operands)
+
+
+# The node methods of extent.expr build through these (see expr._Constructors).
+_table.add, _table.sub, _table.neg, _table.mul = add, sub, neg, mul
+_table.floordiv, _table.ceildiv, _table.mod = floordiv, ceildiv, mod
+_table.minimum, _table.maximum = minimum, maximum

@@ -112,6 +112,8 @@ _MUL: Final = 2
 _ATOM: Final = 3
 
 _TABLE: weakref.WeakValueDictionary[tuple[object, ...], Expr] = weakref.WeakValueDictionary()
+#: Small constants, held for good: sizes and indices create them over and over.
+_SMALL_CONSTS: dict[int, Const] = {}
 _TABLE_LOCK = threading.Lock()
 
 
@@ -533,7 +535,13 @@ class Const(Expr):
     value: int
 
     def __new__(cls, value: int) -> Const:
-        return _interned(Const, (operator.index(value),))
+        value = operator.index(value)
+        node = _SMALL_CONSTS.get(value)
+        if node is None:
+            node = _interned(Const, (value,))
+            if -8 <= value <= 4096:
+                _SMALL_CONSTS[value] = node
+        return node
 
     def _setup(self, value: int) -> None:
         self.value = value
@@ -985,6 +993,24 @@ def as_expr(value: ExprLike) -> Expr:
         raise TypeError(f"expected an Expr or an int, got {type(value).__name__}") from None
 
 
-# The canonicalizing constructors build the node classes above, which call them only
-# at run time (operators, rebuilding); importing them last closes that cycle.
-from symshape_mlir.extent import canon  # noqa: E402
+class _Constructors:
+    """The canonicalizing constructors of :mod:`symshape_mlir.extent.canon`.
+
+    They build the node classes of this module, so this module cannot import
+    them; the node methods (operators, rebuilding) call them through this
+    table, which ``canon`` fills once it is defined. Importing any module of
+    ``symshape_mlir.extent`` imports the package, and with it ``canon``.
+    """
+
+    add: Callable[..., Expr]
+    sub: Callable[[ExprLike, ExprLike], Expr]
+    neg: Callable[[ExprLike], Expr]
+    mul: Callable[..., Expr]
+    floordiv: Callable[[ExprLike, ExprLike], Expr]
+    ceildiv: Callable[[ExprLike, ExprLike], Expr]
+    mod: Callable[[ExprLike, ExprLike], Expr]
+    minimum: Callable[..., Expr]
+    maximum: Callable[..., Expr]
+
+
+canon: Final = _Constructors()

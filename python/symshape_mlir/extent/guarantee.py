@@ -59,6 +59,7 @@ Every binary rule is symmetric in its operands where the operation is.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Mapping
 from enum import IntEnum
 from typing import Final, TypeAlias
@@ -195,34 +196,61 @@ class ShapeExtent:
         return self.map_expr(lambda e: e.substitute(symbols, dims=dims, scalars=scalars))
 
     def __add__(self, other: ExtentLike) -> ShapeExtent:
-        return add(self, as_extent(other))
+        operand = _operand(other)
+        return NotImplemented if operand is None else add(self, operand)
 
     def __radd__(self, other: ExtentLike) -> ShapeExtent:
-        return add(as_extent(other), self)
+        operand = _operand(other)
+        return NotImplemented if operand is None else add(operand, self)
 
     def __sub__(self, other: ExtentLike) -> ShapeExtent:
-        return sub(self, as_extent(other))
+        operand = _operand(other)
+        return NotImplemented if operand is None else sub(self, operand)
 
     def __rsub__(self, other: ExtentLike) -> ShapeExtent:
-        return sub(as_extent(other), self)
+        operand = _operand(other)
+        return NotImplemented if operand is None else sub(operand, self)
 
     def __mul__(self, other: ExtentLike) -> ShapeExtent:
-        return mul(self, as_extent(other))
+        operand = _operand(other)
+        return NotImplemented if operand is None else mul(self, operand)
 
     def __rmul__(self, other: ExtentLike) -> ShapeExtent:
-        return mul(as_extent(other), self)
+        operand = _operand(other)
+        return NotImplemented if operand is None else mul(operand, self)
+
+    def __index__(self) -> int:
+        """The value of an exact constant (so it can be used as an ``int``).
+
+        Raises:
+            TypeError: the extent is not an exact constant.
+        """
+        expr = self.expr
+        value = expr.const_value if self.is_exact and expr is not None else None
+        if value is None:
+            raise TypeError(f"the extent {self} is not a constant: it has no int value")
+        return value
+
+    __int__ = __index__
+
+    def __float__(self) -> float:
+        return float(self.__index__())
 
     def __floordiv__(self, other: ExtentLike) -> ShapeExtent:
-        return floordiv(self, as_extent(other))
+        operand = _operand(other)
+        return NotImplemented if operand is None else floordiv(self, operand)
 
     def __rfloordiv__(self, other: ExtentLike) -> ShapeExtent:
-        return floordiv(as_extent(other), self)
+        operand = _operand(other)
+        return NotImplemented if operand is None else floordiv(operand, self)
 
     def __mod__(self, other: ExtentLike) -> ShapeExtent:
-        return mod(self, as_extent(other))
+        operand = _operand(other)
+        return NotImplemented if operand is None else mod(self, operand)
 
     def __rmod__(self, other: ExtentLike) -> ShapeExtent:
-        return mod(as_extent(other), self)
+        operand = _operand(other)
+        return NotImplemented if operand is None else mod(operand, self)
 
 
 class Exact(ShapeExtent):
@@ -310,6 +338,18 @@ class Unknown(ShapeExtent):
 UNKNOWN: Final = Unknown()
 
 ExtentLike: TypeAlias = ShapeExtent | Expr | int
+
+
+def _operand(value: object) -> ShapeExtent | None:
+    """``value`` as an extent operand of an operator; None for other types (the
+    other operand's reflected operator then decides: a traced tensor's)."""
+    if isinstance(value, ShapeExtent):
+        return value
+    if isinstance(value, Expr):
+        return Exact(value)
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return Exact(int(value))  # numpy's integers too
+    return None
 
 
 def as_extent(value: ExtentLike) -> ShapeExtent:

@@ -328,6 +328,11 @@ class _Prover:
         self.budget -= 1
         if self.budget < 0:
             return False
+        # Every atom's own range may already do (a product of two floordivs of
+        # non-negative sums); eliminating an atom below replaces it by a bound
+        # that can lose its sign.
+        if self._lower_bound(poly) > -scale:
+            return True
         limited = self._limited(poly)
         if limited is not None:
             # Replaced first, before its ends are split into cases: ``max(1, b) - _d3``
@@ -336,12 +341,17 @@ class _Prover:
             if self.nonneg(self._replace(poly, limited[0], 1, _poly_of(low),
                                          {} if high is None else _poly_of(high)), scale):
                 return True
+        # Min and max first: splitting one substitutes an argument, which keeps
+        # the divisions it shares with the rest (``P - max(0, P - 3)`` is 3
+        # whatever floordivs P holds); bounding a division first would not.
+        for mono in poly:
+            for atom in mono:
+                if isinstance(atom, (Min, Max)):
+                    return self._split(poly, atom, scale)
         for mono in poly:
             for atom in mono:
                 if not _is_compound(atom):
                     continue
-                if isinstance(atom, (Min, Max)):
-                    return self._split(poly, atom, scale)
                 if self._divides_by_positive_constant(poly, atom):
                     return any(
                         self.nonneg(eliminated, scale * factor)

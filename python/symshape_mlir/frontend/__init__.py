@@ -1,16 +1,35 @@
 """The Python frontend: write tensor programs with named dynamic axes, trace them to MLIR.
 
+Traced functions run through ``@symshape_mlir.jit`` (:mod:`symshape_mlir.transforms`).
+
 Example:
     >>> import numpy as np
-    >>> from symshape_mlir.frontend import Tensor, f32, jit, relu
-    >>> @jit
+    >>> import symshape_mlir
+    >>> from symshape_mlir.frontend import Tensor, f32, relu
+    >>> @symshape_mlir.jit
     ... def layer(x: Tensor["batch", 64, f32], w: Tensor[64, 32, f32]):
     ...     return relu(x @ w)
     >>> layer(np.ones((5, 64), np.float32), np.ones((64, 32), np.float32)).shape
     (5, 32)
 """
 
-from symshape_mlir.frontend.dtypes import DType, f16, f32, f64, i1, i32, i64
+import sys
+
+from symshape_mlir.frontend.dtypes import (
+    DType,
+    bf16,
+    bool_,
+    f16,
+    f32,
+    f64,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u64,
+)
 from symshape_mlir.frontend.errors import (
     AxisConflictError,
     BroadcastError,
@@ -18,39 +37,60 @@ from symshape_mlir.frontend.errors import (
     FrontendError,
     ShapeError,
 )
-from symshape_mlir.frontend.jit import jit
 from symshape_mlir.frontend.ops.conv import conv, pool
+from symshape_mlir.frontend.ops.creation import (
+    arange,
+    array,
+    eye,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from symshape_mlir.frontend.ops.einsum import einsum
 from symshape_mlir.frontend.ops.elementwise import (
-    abs,
     add,
     astype,
+    clip,
     divide,
+    elementwise,
     equal,
-    exp,
-    gelu,
+    floor_divide,
     greater,
     greater_equal,
     less,
     less_equal,
-    log,
     maximum,
     minimum,
     multiply,
-    negative,
     not_equal,
     power,
-    relu,
-    sigmoid,
-    sqrt,
+    remainder,
     subtract,
-    tanh,
     where,
 )
 from symshape_mlir.frontend.ops.gather import take
+from symshape_mlir.frontend.ops.indexing import getitem
+from symshape_mlir.frontend.ops.joining import split, stack
 from symshape_mlir.frontend.ops.linalg import matmul
-from symshape_mlir.frontend.ops.nn import layer_norm, softmax
+from symshape_mlir.frontend.ops.logical import (
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    invert,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+)
+from symshape_mlir.frontend.ops.nn import layer_norm, log_softmax, one_hot, softmax
 from symshape_mlir.frontend.ops.padding import pad
-from symshape_mlir.frontend.ops.reductions import max, mean, min, sum
+from symshape_mlir.frontend.ops.reductions import all, any, max, mean, min, prod, sum
+from symshape_mlir.frontend.ops.reorder import flip, roll
+from symshape_mlir.frontend.ops.repeating import repeat, tile
+from symshape_mlir.frontend.ops.scan import cumprod, cumsum
 from symshape_mlir.frontend.ops.shape_ops import (
     broadcast_to,
     concatenate,
@@ -58,10 +98,38 @@ from symshape_mlir.frontend.ops.shape_ops import (
     expand_dims,
     reshape,
     squeeze,
+    swapaxes,
     transpose,
 )
-from symshape_mlir.frontend.tensor import Tensor, TensorSpec
+from symshape_mlir.frontend.ops.sorting import argsort, sort, topk
+from symshape_mlir.frontend.ops.statistics import argmax, argmin, logsumexp, std, var
+from symshape_mlir.frontend.ops.unary import (
+    abs,
+    ceil,
+    cos,
+    erf,
+    exp,
+    floor,
+    gelu,
+    isfinite,
+    isinf,
+    isnan,
+    log,
+    negative,
+    relu,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    tanh,
+)
+from symshape_mlir.frontend.tensor import Tensor, TensorSpec, bind_ops
 from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
+
+#: numpy's other name of ``remainder``.
+mod = remainder
 
 __all__ = [
     "AxisConflictError",
@@ -75,53 +143,117 @@ __all__ = [
     "TracedFunction",
     "abs",
     "add",
+    "all",
+    "any",
+    "arange",
+    "argmax",
+    "argmin",
+    "argsort",
+    "array",
     "astype",
+    "bf16",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bool_",
     "broadcast_to",
+    "ceil",
+    "clip",
     "concatenate",
     "conv",
+    "cos",
+    "cumprod",
+    "cumsum",
     "divide",
     "dynamic_truncate",
+    "einsum",
+    "elementwise",
     "equal",
+    "erf",
     "exp",
     "expand_dims",
+    "eye",
     "f16",
     "f32",
     "f64",
+    "flip",
+    "floor",
+    "floor_divide",
+    "full",
+    "full_like",
     "gelu",
+    "getitem",
     "greater",
     "greater_equal",
     "i1",
+    "i8",
+    "i16",
     "i32",
     "i64",
-    "jit",
+    "invert",
+    "isfinite",
+    "isinf",
+    "isnan",
     "layer_norm",
     "less",
     "less_equal",
     "log",
+    "log_softmax",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "logsumexp",
     "matmul",
     "max",
     "maximum",
     "mean",
     "min",
     "minimum",
+    "mod",
     "multiply",
     "negative",
     "not_equal",
+    "one_hot",
+    "ones",
+    "ones_like",
     "pad",
     "pool",
     "power",
+    "prod",
     "relu",
+    "remainder",
+    "repeat",
     "reshape",
+    "roll",
+    "round",
+    "rsqrt",
     "sigmoid",
+    "sign",
+    "sin",
     "softmax",
+    "sort",
+    "split",
     "sqrt",
     "squeeze",
+    "stack",
+    "std",
     "subtract",
     "sum",
+    "swapaxes",
     "take",
     "tanh",
+    "tile",
+    "topk",
     "trace",
     "trace_module",
     "transpose",
+    "u8",
+    "u64",
+    "var",
     "where",
+    "zeros",
+    "zeros_like",
 ]
+
+bind_ops(sys.modules[__name__])

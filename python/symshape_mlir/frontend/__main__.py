@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import traceback
 from pathlib import Path
 
 from symshape_mlir.frontend.errors import FrontendError
@@ -29,14 +30,28 @@ __all__ = ["main"]
 
 
 def _load(path: str, name: str) -> TracedFunction:
-    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    if not Path(path).is_file():
+        raise FrontendError(f"no file {path}")
+    # A private name: the file's stem could shadow a module already imported.
+    spec = importlib.util.spec_from_file_location(f"_symshape_input_{Path(path).stem}", path)
     if spec is None or spec.loader is None:
         raise FrontendError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # Registered before it runs, as an import does: `dataclasses` (and other
+    # code reading `sys.modules[cls.__module__]`) needs the module there.
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # the user's file failed: say so, without our frames
+        detail = "".join(traceback.format_exception_only(err)).strip()
+        raise FrontendError(f"running {path} failed: {detail}") from None
     function = getattr(module, name, None)
     if function is None:
         raise FrontendError(f"{path} has no function {name!r}")
+    # A @jit function is the runtime's entry point; it keeps the Python one.
+    function = getattr(function, "__wrapped__", function)
+    if not callable(function):
+        raise FrontendError(f"{path}: {name!r} is not a function")
     return trace(function)
 
 

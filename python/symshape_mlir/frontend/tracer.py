@@ -15,9 +15,11 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -42,15 +44,19 @@ from symshape_mlir.frontend.source import SourceLocation, user_location
 if TYPE_CHECKING:
     from symshape_mlir.frontend.tensor import Tensor
 
-__all__ = ["BoundOrigin", "FunctionTrace", "tensor_type"]
+__all__ = ["BoundOrigin", "FunctionTrace", "current_trace", "tensor_type", "tracing"]
 
 logger = logging.getLogger(__name__)
 
 
-def tensor_type(dims: Iterable[ShapeExtent], dtype: DType) -> str:
-    """The MLIR ranked tensor type of a shape: constant exact extents are static."""
+def tensor_type(dims: Iterable[ShapeExtent], dtype: DType, abi: bool = False) -> str:
+    """The MLIR ranked tensor type of a shape: constant exact extents are static.
+
+    With ``abi``, the element type a function argument or result has
+    (``ui8`` for ``u8``; signless inside the function).
+    """
     parts = [str(d.expr.value) if d.is_exact and isinstance(d.expr, Const) else "?" for d in dims]
-    return f"tensor<{'x'.join([*parts, dtype.mlir])}>"
+    return f"tensor<{'x'.join([*parts, dtype.abi if abi else dtype.mlir])}>"
 
 
 @dataclass(frozen=True)
@@ -90,6 +96,17 @@ class FunctionTrace:
     #: Under ``contract="defer"`` an upper bound used as a true size is left
     #: to the run-time check the compiled module makes, not a trace error.
     defer: bool = False
+    #: The function's own location (its ``def`` line).
+    location: SourceLocation | None = None
+    #: The integer value read from a 0-d tensor (or an element of a 1-D
+    #: argument) as a size, by what it reads: ``plus - minus`` of fresh
+    #: symbols, as inference has it (see :meth:`signed_value`).
+    _signed: dict[object, tuple[Sym, Sym]] = field(default_factory=dict)
+    #: Per ``symshape.runtime_scalar`` emitted, in order, the ``(plus, minus)``
+    #: symbol names of the value it reads.
+    scalar_reads: list[tuple[str, str]] = field(default_factory=list)
+    #: 0-d tensors that are one element of a 1-D tensor: value -> (source, position).
+    _elements: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     # -- names and lines ---------------------------------------------------------------
 
@@ -106,7 +123,38 @@ class FunctionTrace:
         where = where or user_location()
         self.lines.append(f"{text} {where.mlir}")
 
+    def check(self, condition: str, message: str, where: SourceLocation) -> None:
+        """Emits a run-time check: the call fails with ``message`` unless the
+        ``i1`` value ``condition`` holds (``cf.assert``)."""
+        text = f"{message} at {where}".replace("\\", "\\\\").replace('"', '\\"')
+        self.emit(f'cf.assert {condition}, "{text}"', where)
+
     # -- extents -------------------------------------------------------------------------
+
+    def signed_value(self, key: object) -> tuple[Sym, Sym]:
+        """The integer read at ``key`` (a tensor value, or a tensor value and a
+        position), of unknown sign: ``plus - minus`` of the two fresh symbols
+        returned, the same pair for the same key (inference reads it the
+        same way)."""
+        known = self._signed.get(key)
+        if known is None:
+            known = self._signed[key] = (self.fresh_symbol(), self.fresh_symbol())
+        return known
+
+    def note_element(self, element: Tensor, source: Tensor, position: int) -> None:
+        """Records that the 0-d ``element`` is ``source[position]`` (a constant index)."""
+        self._elements[element.value] = (source.value, position)
+
+    def element_of(self, tensor: Tensor) -> tuple[str, int] | None:
+        """The 1-D tensor (its SSA name) and position ``tensor`` was read from, if known."""
+        return self._elements.get(tensor.value)
+
+    def argument_index(self, value: str) -> int | None:
+        """The position of the argument whose SSA name is ``value``, if it is one."""
+        for index, (name, _, _) in enumerate(self.arguments):
+            if name == value:
+                return index
+        return None
 
     def register(self, tensor: Tensor) -> None:
         """Records ``tensor``'s axes as run-time sources of their exact extents."""
@@ -219,7 +267,9 @@ class FunctionTrace:
             for value in children[1:]:
                 result = self._arith(op_name, result, value, where)
             return result
-        raise FrontendError(f"no traced tensor carries the extent {extent}")
+        raise FrontendError(
+            f"at {where or user_location()}: no traced tensor has the size {extent}, and it is not "
+            "computed from sizes that tensors have")
 
     def _arith(self, op: str, a: str, b: str, where: SourceLocation | None) -> str:
         name = self.ssa("i")
@@ -227,38 +277,63 @@ class FunctionTrace:
         return name
 
     def payload(
-        self, dims: Sequence[ShapeExtent], first_operand: int, reuse: Sequence[Tensor] = ()
+        self, dims: Sequence[ShapeExtent], first_operand: int, reuse: Sequence[Tensor] = (),
+        *, op: str = "", where: SourceLocation | None = None,
     ) -> tuple[str, list[Tensor]]:
         """Op-local target text for exact extents, and the shape operands it needs.
 
-        Named symbols are written as they are; fresh (trace-local) symbols
-        become ``dim(i, a)`` of a traced tensor carrying them: one of the
-        op's own operands ``reuse`` (numbered from 0) when it does, else a
-        shape operand appended, numbered from ``first_operand``.
+        Named symbols are written as they are; a subexpression over fresh
+        (trace-local) symbols is ``dim(i, a)`` of a traced tensor axis of
+        that extent when there is one (a slice by a run-time integer), and
+        each fresh symbol left is ``dim(i, a)`` of one carrying it: an axis
+        of one of the op's own operands ``reuse`` (numbered from 0) when it
+        does, else of a shape operand appended, numbered from
+        ``first_operand``.
+
+        Args:
+            op, where: the op and its location, for messages.
+
+        Raises:
+            FrontendError: a fresh symbol no traced tensor axis carries.
         """
         operands: list[Tensor] = []
+
+        def operand_axis(tensor: Tensor, axis: int, extent: Expr) -> InputAxis:
+            for index, own in enumerate(reuse):
+                axes = [a for a, e in enumerate(own.shape) if e == Exact(extent)]
+                if axes:
+                    return InputAxis(index, axes[0])
+            # By identity: `==` on traced tensors compares their elements.
+            position = next((i for i, t in enumerate(operands) if t is tensor), None)
+            if position is None:
+                position = len(operands)
+                operands.append(tensor)
+            return InputAxis(first_operand + position, axis)
+
         texts: list[str] = []
         for extent in dims:
             expr = extent.expr
             assert expr is not None and extent.is_exact
+            # Subexpressions over fresh symbols that traced axes have (the axis
+            # of a slice by a run-time integer) are read from those axes.
+            carried: dict[Expr, Expr] = {}
+            for node in _nodes(expr):
+                source = self.source_of(node) if not isinstance(node, Sym) and any(
+                    n not in self.named_axes for n in node.free_symbols) else None
+                if source is not None:
+                    carried[node] = operand_axis(source[0], source[1], node)
+            if carried:
+                expr = expr.replace(carried)
+            fresh = sorted(n for n in expr.free_symbols if n not in self.named_axes)
             mapping: dict[str, Expr] = {}
-            for name in sorted(expr.free_symbols):
-                if name in self.named_axes:
-                    continue
+            for name in fresh:
                 source = self.source_of(Sym(name))
                 if source is None:
-                    raise FrontendError(f"no traced tensor carries the extent {name}")
-                tensor, axis = source
-                for index, own in enumerate(reuse):
-                    axes = [a for a, e in enumerate(own.shape) if e == Exact(Sym(name))]
-                    if axes:
-                        mapping[name] = InputAxis(index, axes[0])
-                        break
-                if name in mapping:
-                    continue
-                if tensor not in operands:
-                    operands.append(tensor)
-                mapping[name] = InputAxis(first_operand + operands.index(tensor), axis)
+                    raise FrontendError(
+                        f"{op} at {where or user_location()}: the target extent {extent} reads "
+                        f"{name}, a value no traced axis has (a run-time integer combined "
+                        "with sizes); slice or size a tensor by it first")
+                mapping[name] = operand_axis(source[0], source[1], Sym(name))
             texts.append(str(expr.substitute(mapping) if mapping else expr))
         return f"[{', '.join(texts)}]", operands
 
@@ -303,6 +378,47 @@ class FunctionTrace:
                 op,
                 origin,
             )
+
+
+def _nodes(expr: Expr) -> list[Expr]:
+    """The subexpressions of ``expr``, outermost first (each once)."""
+    seen: dict[Expr, None] = {}
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen[node] = None
+            stack.extend(node.children)
+    return list(seen)
+
+
+_CURRENT: contextvars.ContextVar[FunctionTrace | None] = contextvars.ContextVar(
+    "symshape_current_trace", default=None)
+
+
+@contextlib.contextmanager
+def tracing(trace: FunctionTrace) -> Iterator[None]:
+    """Makes ``trace`` the function ops without a tensor operand emit into
+    (``arange(3)``, ``zeros((2, 2))``) while the block runs."""
+    token = _CURRENT.set(trace)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_trace(op: str, where: SourceLocation) -> FunctionTrace:
+    """The function being traced, for an op without tensor operands.
+
+    Raises:
+        FrontendError: called outside a traced function.
+    """
+    trace = _CURRENT.get()
+    if trace is None:
+        raise FrontendError(
+            f"{op} at {where}: called outside a traced function (use it inside a function "
+            "given to jit or trace)")
+    return trace
 
 
 def scalar_type(dtype: DType = i64) -> str:

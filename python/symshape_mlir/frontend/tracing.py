@@ -29,10 +29,12 @@ from mlir import ir
 from symshape_mlir.context import new_context
 from symshape_mlir.extent.expr import Const, Sym
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
+from symshape_mlir.frontend.dtypes import DType, i16, i64
 from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.ops.elementwise import astype
 from symshape_mlir.frontend.source import SourceLocation
 from symshape_mlir.frontend.tensor import Tensor, TensorSpec
-from symshape_mlir.frontend.tracer import FunctionTrace
+from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type, tracing
 from symshape_mlir.shapes.shape import Shape
 
 __all__ = ["TracedFunction", "input_specs", "module_text", "trace", "trace_module"]
@@ -52,6 +54,9 @@ class TracedFunction:
         result_shapes: the traced shape of each result.
         text: the ``func.func`` op as MLIR text.
         resources: blobs of its large constants, by ``dense_resource`` name.
+        scalar_reads: per ``symshape.runtime_scalar`` in the function, in
+            order, the ``(plus, minus)`` symbols its value is in the traced
+            shapes (``plus - minus``: a run-time integer of unknown sign).
     """
 
     name: str
@@ -60,6 +65,7 @@ class TracedFunction:
     result_shapes: tuple[Shape, ...]
     text: str
     resources: tuple[tuple[str, bytes], ...] = ()
+    scalar_reads: tuple[tuple[str, str], ...] = ()
 
     @property
     def planned(self) -> bool:
@@ -113,6 +119,10 @@ def input_specs(fn: Callable[..., Any]) -> tuple[TensorSpec, ...]:
 
 
 def _argument(trace: FunctionTrace, index: int, label: str, spec: TensorSpec) -> Tensor:
+    if spec.dtype.is_unsigned and not spec.rank:
+        raise FrontendError(
+            f"input {index} ({label}) is a 0-d {spec.dtype}: IREE 3.13 does not compile 0-d "
+            "unsigned inputs; declare it a signed type (i16, i64)")
     # The dialect's `symshape.axes` holds exact extents only. An argument with
     # no named axis gets no attribute (its type says the static extents), so
     # its "?" axes are unnamed (fresh) symbols; one mixing names and "?" names
@@ -133,12 +143,15 @@ def _argument(trace: FunctionTrace, index: int, label: str, spec: TensorSpec) ->
         dims.append(Exact(Sym(name)))
         declared.append(name)
     value = f"%arg{index}"
-    tensor = Tensor(trace, value, Shape(dims), spec.dtype)
+    shape = Shape(dims)
     attribute = ""
     if named:
         attribute = f" {{symshape.axes = #symshape.shape<[{', '.join(declared)}]>}}"
-    trace.arguments.append((value, tensor.mlir_type, attribute))
-    return tensor
+    trace.arguments.append((value, tensor_type(shape, spec.dtype, abi=True), attribute))
+    if spec.dtype.is_unsigned:
+        # Unsigned at the boundary, signless inside (arith takes signless integers).
+        value = _bitcast(trace, value, shape, spec.dtype, False, _argument_location(trace))
+    return Tensor(trace, value, shape, spec.dtype)
 
 
 def _labels(fn: Callable[..., Any], count: int) -> list[str]:
@@ -192,22 +205,25 @@ def trace(
     symbol = _symbol_name(name or str(getattr(fn, "__name__", "traced")))
     if contract not in ("reject", "defer"):
         raise ValueError(f"contract must be 'reject' or 'defer', got {contract!r}")
-    state = FunctionTrace(symbol, defer=contract == "defer")
+    state = FunctionTrace(symbol, defer=contract == "defer",
+                          location=location or _function_location(fn))
     if labels is None or len(labels) != len(specs):
         labels = _labels(fn, len(specs))
-    args = [_argument(state, i, labels[i], spec) for i, spec in enumerate(specs)]
-    attributes = _bucket_attribute(bucket, state.named_axes)
-    returned = fn(state, *args) if pass_trace else fn(*args)
-    results = list(returned) if isinstance(returned, tuple | list) else [returned]
-    for index, result in enumerate(results):
-        if not isinstance(result, Tensor) or result.trace is not state:
-            raise FrontendError(
-                f"{fn.__qualname__} returned {result!r} as result {index}; "
-                "expected traced tensors of this function"
-            )
     where = location or _function_location(fn)
-    values = ", ".join(r.value for r in results)
-    types = ", ".join(r.mlir_type for r in results)
+    with tracing(state):
+        args = [_argument(state, i, labels[i], spec) for i, spec in enumerate(specs)]
+        attributes = _bucket_attribute(bucket, state.named_axes)
+        returned = fn(state, *args) if pass_trace else fn(*args)
+        results = list(returned) if isinstance(returned, tuple | list) else [returned]
+        for index, result in enumerate(results):
+            if not isinstance(result, Tensor) or result.trace is not state:
+                name = getattr(fn, "__qualname__", symbol)
+                raise FrontendError(
+                    f"{name} returned {_preview(result)} as result {index}; expected traced "
+                    "tensors of this function (a constant is fe.array(value))")
+        results = [_returned(r, where) for r in results]
+        values = ", ".join(_boundary_value(state, r, where) for r in results)
+    types = ", ".join(tensor_type(r.shape, r.dtype, abi=True) for r in results)
     returns = f"func.return {values} : {types}" if results else "func.return"
     signature = ", ".join(f"{v}: {t}{a}" for v, t, a in state.arguments)
     body = "\n".join(f"    {line}" for line in [*state.lines, f"{returns} {where.mlir}"])
@@ -220,7 +236,43 @@ def trace(
         tuple(r.symbolic_shape for r in results),
         text,
         tuple(state.resources.items()),
+        tuple(state.scalar_reads),
     )
+
+
+def _returned(result: Tensor, where: SourceLocation) -> Tensor:
+    """``result`` as the function returns it: a 0-d unsigned tensor as the next
+    wider signed type (IREE 3.13 does not compile a 0-d unsigned result)."""
+    if result.ndim or not result.dtype.is_unsigned:
+        return result
+    return astype(result, i16 if result.dtype.bits < 16 else i64, where)
+
+
+def _boundary_value(trace: FunctionTrace, result: Tensor, where: SourceLocation) -> str:
+    """The SSA value returning ``result``: unsigned at the boundary."""
+    if not result.dtype.is_unsigned:
+        return result.value
+    return _bitcast(trace, result.value, result.symbolic_shape, result.dtype, True, where)
+
+
+def _bitcast(trace: FunctionTrace, value: str, shape: Shape, dtype: DType, to_abi: bool,
+             where: SourceLocation) -> str:
+    """``tensor.bitcast`` between the signless and the unsigned type of ``dtype``."""
+    types = [tensor_type(shape, dtype), tensor_type(shape, dtype, abi=True)]
+    source, target = types if to_abi else types[::-1]
+    name = trace.ssa("u")
+    trace.emit(f"{name} = tensor.bitcast {value} : {source} to {target}", where)
+    return name
+
+
+def _argument_location(trace: FunctionTrace) -> SourceLocation:
+    """Where ops on the arguments themselves are located: the function's line."""
+    return trace.location or SourceLocation("<unknown>", 0)
+
+
+def _preview(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _bucket_attribute(bucket: Sequence[str], named: set[str]) -> str:

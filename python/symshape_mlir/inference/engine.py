@@ -623,13 +623,13 @@ def join_facts(
     here = Origin(op.name, op.location)
     first = alternatives[0]
 
-    def one(extents: Sequence[ShapeExtent], role: object) -> ShapeExtent:
-        return state.choose(extents, (op, index, role), local_mark)
+    def one(extents: Sequence[ShapeExtent], role: object, sizes: bool = False) -> ShapeExtent:
+        return state.choose(extents, (op, index, role), local_mark, sizes=sizes)
 
     shape = origins = None
     shapes = [a.shape for a in alternatives]
     if all(s is not None and len(s) == len(shapes[0] or ()) for s in shapes):
-        shape = tuple(one([cast(tuple[ShapeExtent, ...], s)[axis] for s in shapes], axis)
+        shape = tuple(one([cast(tuple[ShapeExtent, ...], s)[axis] for s in shapes], axis, True)
                       for axis in range(len(shapes[0] or ())))
         origins = tuple(
             None if e.strength is _EXACT else

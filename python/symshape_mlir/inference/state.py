@@ -395,7 +395,8 @@ class InferenceState:
         return known
 
     def choose(
-        self, options: Sequence[ShapeExtent], key: object, local_mark: int | None = None
+        self, options: Sequence[ShapeExtent], key: object, local_mark: int | None = None,
+        *, sizes: bool = False,
     ) -> ShapeExtent:
         """What is known of a size that is one of ``options``, chosen at run time
         (an ``scf.if`` result, an ``arith.select``, a function with several
@@ -418,6 +419,9 @@ class InferenceState:
                 to one alternative and meaningless here (an exact choice that
                 mentions one is a fresh symbol without a range, anything else
                 mentioning one is unknown).
+            sizes: the options are tensor extents, never negative whatever
+                their expressions say (a size read from a signed scalar is
+                checked before use).
         """
         def local(extent: ShapeExtent) -> bool:
             return local_mark is not None and self.made_since(local_mark, extent)
@@ -425,7 +429,7 @@ class InferenceState:
         if all(isinstance(o, Exact) for o in options):
             exprs = [cast(Expr, o.expr) for o in options]
             low = canon.minimum(*exprs)
-            sized = prove_nonnegative(low, self.extents, fallback=False) is True
+            sized = sizes or prove_nonnegative(low, self.extents, fallback=False) is True
             if any(local(o) for o in options):
                 return self.fresh(("choice", key)) if sized else UNKNOWN
             first = exprs[0]
@@ -444,8 +448,13 @@ class InferenceState:
             joined = join(joined, option, self.extents)
         return UNKNOWN if local(joined) else joined
 
-    def value_symbols(self, value: ir.Value) -> dict[str, str]:
+    def value_symbols(self, value: ir.Value, position: int | None = None) -> dict[str, str]:
         """The fresh symbols inference made for the integer value of ``value``.
+
+        Args:
+            value: a function argument (an integer scalar or tensor).
+            position: for a 1-D integer tensor, the element read (its
+                symbols are keyed ``("raw", value, position)``).
 
         Returns:
             Symbol name -> its role: ``"value"`` (the symbol is the value,
@@ -455,7 +464,8 @@ class InferenceState:
             the symbols from the argument values of a call.
         """
         roles: dict[str, str] = {}
-        for key in (value, ("raw", value)):
+        keys = (value, ("raw", value)) if position is None else (("raw", value, position),)
+        for key in keys:
             plain = self._fresh_for.get(key)
             if plain is not None and isinstance(plain.expr, Sym):
                 roles[plain.expr.name] = "value"

@@ -15,17 +15,13 @@ Example:
 """
 
 from symshape_mlir.onnx.errors import OnnxImportError
-from symshape_mlir.onnx.importer import (
-    MIN_OPSET,
-    import_model,
-    infer_shapes,
-    load_model,
-    trace_model,
-)
+from symshape_mlir.onnx.importer import MIN_OPSET, import_model, load_model, trace_model
 from symshape_mlir.onnx.registry import supported_ops
+from symshape_mlir.onnx.shape_inference import POLICIES, infer_shapes
 
 __all__ = [
     "MIN_OPSET",
+    "POLICIES",
     "OnnxImportError",
     "import_model",
     "infer_shapes",

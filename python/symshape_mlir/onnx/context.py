@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -22,7 +22,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from symshape_mlir.extent.expr import Const
+from symshape_mlir.extent.expr import Const, Expr, Sym
 from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.dtypes import DType, as_dtype
 from symshape_mlir.frontend.errors import FrontendError
@@ -31,7 +31,7 @@ from symshape_mlir.frontend.source import SourceLocation
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type
 from symshape_mlir.onnx.errors import OnnxImportError
-from symshape_mlir.onnx.values import Known, Literal, Value
+from symshape_mlir.onnx.values import Abstract, Known, Literal, Value, dtype_of, shape_of
 from symshape_mlir.shapes.shape import Shape
 
 __all__ = ["GraphState", "NodeContext", "onnx_dtype"]
@@ -40,6 +40,11 @@ _DTYPES: dict[int, str] = {
     onnx.TensorProto.FLOAT: "f32",
     onnx.TensorProto.DOUBLE: "f64",
     onnx.TensorProto.FLOAT16: "f16",
+    onnx.TensorProto.BFLOAT16: "bf16",
+    onnx.TensorProto.INT8: "i8",
+    onnx.TensorProto.INT16: "i16",
+    onnx.TensorProto.UINT8: "u8",
+    onnx.TensorProto.UINT64: "u64",
     onnx.TensorProto.INT32: "i32",
     onnx.TensorProto.INT64: "i64",
     onnx.TensorProto.BOOL: "i1",
@@ -65,12 +70,21 @@ class GraphState:
     """The values of the graph being imported.
 
     Attributes:
-        trace: the ``func.func`` being built.
+        trace: the ``func.func`` being built (``None`` when shapes are only
+            inferred: values are then ``Abstract``, never traced tensors).
         values: what each value name stands for.
     """
 
-    trace: FunctionTrace
+    trace: FunctionTrace | None
     values: dict[str, Value] = field(default_factory=dict)
+    #: Why a value is not known data: the node and element that could not be
+    #: decided at import time (``Equal node 'eq' cannot decide element [0] (batch == 1)``).
+    undecided: dict[str, str] = field(default_factory=dict)
+    #: Imports the nodes of a subgraph (an ``If`` branch) into this graph at the
+    #: position of the node that holds it; gives the subgraph's outputs.
+    subgraph: Callable[[onnx.GraphProto, NodeContext], list[Value]] | None = None
+    #: A fresh symbol for a data-dependent extent between two ends (shape rules).
+    fresh: Callable[[Expr, Expr], Sym] | None = None
     #: Tensors built from known data, by the data's id (the data kept alive beside).
     _tensors: dict[int, tuple[Value, Tensor]] = field(default_factory=dict)
 
@@ -78,6 +92,7 @@ class GraphState:
         """``value`` as a traced tensor (known data is built once, where first needed)."""
         if isinstance(value, Tensor):
             return value
+        assert self.trace is not None and not isinstance(value, Abstract), "not building"
         cached = self._tensors.get(id(value))
         if cached is not None:
             return cached[1]
@@ -91,6 +106,7 @@ class GraphState:
 
     def _from_elements(self, value: Known, where: SourceLocation) -> Tensor:
         trace = self.trace
+        assert trace is not None
         const = value.constant
         if const is not None:
             return constant(trace, const, where)
@@ -126,15 +142,27 @@ class NodeContext:
     where: SourceLocation
     graph: GraphState
     _attributes: dict[str, Any] = field(default_factory=dict)
+    #: The input names (read once from the protobuf).
+    inputs: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         for attribute in self.node.attribute:
             self._attributes[attribute.name] = attribute
+        self.inputs = list(self.node.input)
 
     @property
     def trace(self) -> FunctionTrace:
         """The function being traced."""
+        assert self.graph.trace is not None, "shape rules build nothing"
         return self.graph.trace
+
+    def shape(self, index: int) -> Shape:
+        """The shape of input ``index``."""
+        return shape_of(self.value(index))
+
+    def element_type(self, index: int) -> np.dtype:
+        """The numpy element type of input ``index``."""
+        return dtype_of(self.value(index))
 
     def error(self, message: str) -> NoReturn:
         """Raises an :class:`OnnxImportError` located at this node."""
@@ -147,14 +175,14 @@ class NodeContext:
     @property
     def input_count(self) -> int:
         """The number of inputs given (trailing empty names dropped)."""
-        names = list(self.node.input)
-        while names and not names[-1]:
-            names.pop()
-        return len(names)
+        count = len(self.inputs)
+        while count and not self.inputs[count - 1]:
+            count -= 1
+        return count
 
     def has(self, index: int) -> bool:
         """Whether optional input ``index`` is given."""
-        return index < len(self.node.input) and bool(self.node.input[index])
+        return index < len(self.inputs) and bool(self.inputs[index])
 
     def value(self, index: int, what: str = "") -> Value:
         """What input ``index`` stands for.
@@ -164,7 +192,7 @@ class NodeContext:
         """
         if not self.has(index):
             self.error(f"input {index}{f' ({what})' if what else ''} is required")
-        return self.graph.values[self.node.input[index]]
+        return self.graph.values[self.inputs[index]]
 
     def tensor(self, index: int, what: str = "") -> Tensor:
         """Input ``index`` as a traced tensor."""
@@ -190,7 +218,7 @@ class NodeContext:
         value = self.value(index)
         if isinstance(value, Tensor):
             return value.dtype
-        array_dtype = value.array.dtype if isinstance(value, Literal) else value.dtype
+        array_dtype = dtype_of(value)
         try:
             return as_dtype(array_dtype)
         except TypeError:
@@ -209,9 +237,11 @@ class NodeContext:
         """
         known = Known.of(self.value(index, what))
         if known is None:
+            why = self.graph.undecided.get(self.inputs[index])
             self.error(
                 f"input {index} ({what}) must be known when the model is imported: a constant, "
                 "an initializer, or computed from tensor shapes"
+                + (f"; it depends on how the axes are bound: {why}" if why else "")
             )
         return known
 

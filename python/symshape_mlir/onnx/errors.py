@@ -2,7 +2,7 @@
 
 Example:
     >>> import_model("model.onnx")                       # doctest: +SKIP
-    OnnxImportError: model.onnx:7: Resize node 'up' (opset 17): ONNX Resize is not supported
+    OnnxImportError: model.onnx:7: Det node 'det' (opset 17): ONNX Det version 11 is not supported
 """
 
 from __future__ import annotations

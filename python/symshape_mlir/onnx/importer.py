@@ -36,17 +36,22 @@ from symshape_mlir.frontend.tracer import FunctionTrace
 from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
 from symshape_mlir.onnx.context import GraphState, NodeContext, onnx_dtype, onnx_type_name
 from symshape_mlir.onnx.errors import OnnxImportError
-from symshape_mlir.onnx.registry import lookup
-from symshape_mlir.onnx.values import Literal, Value, shape_of
+from symshape_mlir.onnx.fold import fold
+from symshape_mlir.onnx.registry import lookup, lookup_evaluator
+from symshape_mlir.onnx.values import Literal, Undecided, Value, shape_of
 from symshape_mlir.shapes.errors import ShapeError
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["MIN_OPSET", "import_model", "infer_shapes", "load_model", "trace_model"]
+__all__ = [
+    "DEFAULT_DOMAINS", "MIN_OPSET", "identifier", "import_model", "input_spec", "literal",
+    "load_model", "model_opset", "trace_model",
+]
 
 #: The oldest default-domain opset the importer reads.
 MIN_OPSET = 13
 
-_DEFAULT_DOMAINS = ("", "ai.onnx")
+#: The domains of the default opset.
+DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
 def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
@@ -62,7 +67,7 @@ def load_model(model: str | os.PathLike[str] | onnx.ModelProto) -> tuple[onnx.Mo
         raise OnnxImportError(f"not an ONNX model: {err}", SourceLocation(path, 0)) from None
 
 
-def _identifier(text: str, reserved: bool = True) -> str:
+def identifier(text: str, reserved: bool = True) -> str:
     name = re.sub(r"[^A-Za-z0-9_]", "_", text)
     if not name or name[0].isdigit():
         name = f"d_{name}"
@@ -71,8 +76,8 @@ def _identifier(text: str, reserved: bool = True) -> str:
     return name
 
 
-def _opset(model: onnx.ModelProto, file: str) -> int:
-    versions = [o.version for o in model.opset_import if o.domain in _DEFAULT_DOMAINS]
+def model_opset(model: onnx.ModelProto, file: str) -> int:
+    versions = [o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS]
     newest = onnx.defs.onnx_opset_version()
     if not versions:
         raise OnnxImportError("the model imports no default-domain opset", SourceLocation(file, 0))
@@ -85,7 +90,7 @@ def _opset(model: onnx.ModelProto, file: str) -> int:
     return opset
 
 
-def _input_spec(value: onnx.ValueInfoProto, where: SourceLocation) -> TensorSpec:
+def input_spec(value: onnx.ValueInfoProto, where: SourceLocation) -> TensorSpec:
     kind = value.type.WhichOneof("value")
     if kind != "tensor_type":
         raise OnnxImportError(f"input {value.name!r} is a {kind}, not a tensor", where)
@@ -105,7 +110,7 @@ def _input_spec(value: onnx.ValueInfoProto, where: SourceLocation) -> TensorSpec
         if which == "dim_value" and dim.dim_value >= 0:
             axes.append(int(dim.dim_value))
         elif which == "dim_param" and dim.dim_param:
-            axes.append(_identifier(dim.dim_param))
+            axes.append(identifier(dim.dim_param))
         else:
             axes.append("?")
     return TensorSpec(axes, dtype)
@@ -134,7 +139,7 @@ def trace_model(
             or a shape error, located at the node.
     """
     proto, file = load_model(model)
-    opset = _opset(proto, file)
+    opset = model_opset(proto, file)
     graph = proto.graph
     here = SourceLocation(file, 0)
     bound = dict(constants or {})
@@ -143,15 +148,26 @@ def trace_model(
         raise OnnxImportError(f"constants name no graph input: {sorted(unknown)}", here)
     initial: dict[str, Value] = {}
     for init in graph.initializer:
-        initial[init.name] = _literal(init, here)
+        initial[init.name] = literal(init, here)
     for input_name, array in bound.items():
         initial[input_name] = Literal(np.asarray(array))
     arguments = [v for v in graph.input if v.name not in initial]
-    specs = [_input_spec(v, here) for v in arguments]
-    labels = [_identifier(v.name, reserved=False) for v in arguments]
+    specs = [input_spec(v, here) for v in arguments]
+    labels = [identifier(v.name, reserved=False) for v in arguments]
+
+    def subgraph(state: GraphState, graph: onnx.GraphProto, parent: NodeContext) -> list[Value]:
+        for init in graph.initializer:
+            state.values[init.name] = literal(init, parent.where)
+        index = parent.where.line - 1
+        for node in graph.node:
+            _import_node(state, node, index, opset, file)
+        missing = [o.name for o in graph.output if o.name not in state.values]
+        if missing:
+            parent.error(f"subgraph {graph.name!r} never computes {missing}")
+        return [state.values[o.name] for o in graph.output]
 
     def body(function: FunctionTrace, *args: Tensor) -> list[Tensor]:
-        state = GraphState(function)
+        state = GraphState(function, subgraph=lambda graph, parent: subgraph(state, graph, parent))
         state.values.update(initial)
         for value, arg in zip(arguments, args, strict=True):
             state.values[value.name] = arg
@@ -172,30 +188,14 @@ def trace_model(
 
     try:
         return trace(
-            body, *specs, name=_identifier(name, reserved=False), labels=labels,
+            body, *specs, name=identifier(name, reserved=False), labels=labels,
             location=SourceLocation(file, 0, 1, "", graph.name or name), pass_trace=True,
         )
     except (FrontendError, ShapeError) as err:
         raise OnnxImportError(str(err), here) from None
 
 
-def infer_shapes(
-    model: str | os.PathLike[str] | onnx.ModelProto,
-    *,
-    constants: Mapping[str, Any] | None = None,
-) -> dict[str, Shape]:
-    """The symbolic shape of every node output of ``model``, by value name.
-
-    Example:
-        >>> infer_shapes("model.onnx")["/attn/Reshape_output_0"]   # doctest: +SKIP
-        Shape([batch, seq, 12, 64])
-    """
-    shapes: dict[str, Shape] = {}
-    trace_model(model, constants=constants, value_shapes=shapes)
-    return shapes
-
-
-def _literal(init: onnx.TensorProto, where: SourceLocation) -> Literal:
+def literal(init: onnx.TensorProto, where: SourceLocation) -> Literal:
     if onnx_dtype(init.data_type) is None:
         raise OnnxImportError(
             f"initializer {init.name!r} has element type {onnx_type_name(init.data_type)}, "
@@ -208,23 +208,34 @@ def _literal(init: onnx.TensorProto, where: SourceLocation) -> Literal:
 def _import_node(
     state: GraphState, node: onnx.NodeProto, index: int, opset: int, file: str
 ) -> None:
+    """Imports one node: folded when its inputs are constants, evaluated when they are known
+    data, else by its importer."""
     label = node.name or f"{node.op_type}_{index}"
     where = SourceLocation(file, index + 1, 1, f"{node.op_type} {label!r}", label)
-    if node.domain not in _DEFAULT_DOMAINS:
+    if node.domain not in DEFAULT_DOMAINS:
         raise OnnxImportError(
             f"domain {node.domain!r} is not supported", where, node.op_type, node.name, opset
         )
     fn, version = lookup(node.op_type, opset)
     context = NodeContext(node, opset, version or 0, where, state)
-    if fn is None:
-        detail = f"version {version} " if version is not None else ""
-        context.error(f"ONNX {node.op_type} {detail}is not supported")
     for position, input_name in enumerate(node.input):
         if input_name and input_name not in state.values:
             context.error(f"input {position} {input_name!r} is not defined before the node")
+    evaluate = lookup_evaluator(node.op_type, opset)
+    undecided = next((state.undecided[n] for n in node.input if n in state.undecided), None)
     with located(where):
         try:
-            outputs = fn(context)
+            outputs = fold(context)
+            if outputs is None and evaluate is not None:
+                try:
+                    outputs = evaluate(context)
+                except Undecided as why:
+                    undecided = f"{node.op_type} node {label!r} cannot decide {why}"
+            if outputs is None:
+                if fn is None:
+                    detail = f"version {version} " if version is not None else ""
+                    context.error(f"ONNX {node.op_type} {detail}is not supported")
+                outputs = fn(context)
         except (FrontendError, ShapeError) as err:
             context.error(str(err))
     wanted = [n for n in node.output]
@@ -233,6 +244,8 @@ def _import_node(
     for output_name, value in zip(wanted, outputs, strict=False):
         if output_name:
             state.values[output_name] = value
+            if undecided is not None and not isinstance(value, Literal):
+                state.undecided[output_name] = undecided
 
 
 def import_model(

@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -27,7 +28,10 @@ from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["KNOWN_LIMIT", "Known", "Literal", "Value", "const_values", "shape_of"]
+__all__ = [
+    "KNOWN_LIMIT", "Abstract", "Known", "Literal", "Undecided", "Value", "const_values",
+    "dtype_of", "shape_of",
+]
 
 #: Integer literals with at most this many elements are also propagated as data.
 KNOWN_LIMIT = 64
@@ -48,6 +52,15 @@ class Literal:
     """A constant tensor (an initializer, a ``Constant`` node, a folded result)."""
 
     array: np.ndarray
+
+    @functools.cached_property
+    def known(self) -> Known | None:
+        """The constant as known data: small integer and boolean arrays."""
+        array = self.array
+        if array.dtype.kind in "iub" and array.size <= KNOWN_LIMIT:
+            items = tuple(Const(int(v)) for v in array.reshape(-1).tolist())
+            return Known(tuple(int(n) for n in array.shape), items, array.dtype)
+        return None
 
 
 @dataclass(frozen=True)
@@ -71,14 +84,11 @@ class Known:
 
     @staticmethod
     def of(value: Value) -> Known | None:
-        """``value`` as data known at import time, if it is."""
+        """``value`` as data known at import time, if it is (integers and booleans)."""
         if isinstance(value, Known):
             return value
         if isinstance(value, Literal):
-            array = value.array
-            if array.dtype.kind in "iu" and array.size <= KNOWN_LIMIT:
-                items = tuple(Const(int(v)) for v in array.reshape(-1))
-                return Known(tuple(int(n) for n in array.shape), items, array.dtype)
+            return value.known
         return None
 
     @property
@@ -90,13 +100,51 @@ class Known:
         return np.array(values, dtype=self.dtype).reshape(self.shape)
 
 
+@dataclass(frozen=True)
+class Abstract:
+    """A tensor computed at run time, seen only by its shape and element type.
+
+    What shape inference without building (``infer_shapes(build=False)``)
+    knows of a value that an import would trace as a
+    :class:`~symshape_mlir.frontend.tensor.Tensor`.
+    """
+
+    shape: Shape
+    dtype: np.dtype
+
+
+class Undecided(Exception):
+    """An element of known data that depends on how the axes are bound.
+
+    ``Equal(batch, 1)`` is true for some bindings and false for others, so
+    it has no value at import time; the node is then imported as a run-time
+    computation, and a consumer that needs the data names this element.
+    """
+
+    def __init__(self, index: tuple[int, ...], question: str) -> None:
+        self.index = index
+        self.question = question
+        super().__init__(f"element {list(index)} ({question})")
+
+
 #: What a graph value name stands for while importing.
-Value = Literal | Known | Tensor
+Value = Literal | Known | Tensor | Abstract
 
 
 def shape_of(value: Value) -> Shape:
     """The shape of ``value`` (static for data known at import time)."""
     if isinstance(value, Tensor):
         return value.symbolic_shape
+    if isinstance(value, Abstract):
+        return value.shape
     dims = value.array.shape if isinstance(value, Literal) else value.shape
     return Shape([Exact(Const(int(n))) for n in dims])
+
+
+def dtype_of(value: Value) -> np.dtype:
+    """The numpy element type of ``value``."""
+    if isinstance(value, Tensor):
+        return value.dtype.numpy
+    if isinstance(value, Literal):
+        return value.array.dtype
+    return value.dtype

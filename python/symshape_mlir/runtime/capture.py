@@ -29,6 +29,7 @@ import logging
 from collections.abc import Collection
 from typing import Any
 
+import numpy as np
 from mlir import ir
 
 from symshape_mlir.extent import Const, Expr, ShapeExtent, dumps, loads, prove_le
@@ -36,6 +37,8 @@ from symshape_mlir.extent.guarantee import UNKNOWN, Exact, UpperBound
 from symshape_mlir.inference import InferenceState, infer
 from symshape_mlir.inference.engine import infer_function
 from symshape_mlir.inference.facts import Origin
+from symshape_mlir.inference.rules.common import MAX_ELEMENTS
+from symshape_mlir.locations import resolve_location
 from symshape_mlir.runtime.errors import UnplannableSizeError
 from symshape_mlir.runtime.sizefn import SizeFn, compile_size
 from symshape_mlir.walk import collect_ops, functions
@@ -68,20 +71,38 @@ class ArgumentSizes:
     Attributes:
         shape: One extent per axis of a tensor argument (named axes, constants,
             fresh symbols of unnamed dynamic axes); None for a scalar.
-        scalars: For an integer scalar (or 0-d integer tensor) whose value
-            sizes a tensor, the symbols standing for that value and their roles
-            (:meth:`InferenceState.value_symbols`: ``value``, or ``plus`` and
-            ``minus`` for a value of unknown sign, ``plus - minus``).
+        scalars: For an integer scalar, a 0-d integer tensor or an element of
+            a short 1-D one, whose value sizes a tensor: the symbols standing
+            for that value, their roles (:meth:`InferenceState.value_symbols`:
+            ``value``, or ``plus`` and ``minus`` for a value of unknown sign,
+            ``plus - minus``) and the element read (None: the whole value).
     """
 
     shape: tuple[ShapeExtent, ...] | None
-    scalars: tuple[tuple[str, str], ...] = ()
+    scalars: tuple[tuple[str, str, int | None], ...] = ()
 
-    def bind(self, value: int, bindings: dict[str, int]) -> None:
+    @functools.cached_property
+    def positions(self) -> tuple[int | None, ...]:
+        """The elements read, each once, in order (None: the whole value)."""
+        return tuple(dict.fromkeys(position for _, _, position in self.scalars))
+
+    def values(self, value: Any) -> tuple[int, ...]:
+        """The integers at `positions` of an argument's value.
+
+        An unsigned array holds the bit pattern of the module's signless
+        integers, read as signed (``uint64`` ``2**64 - 1`` is ``-1``).
+        """
+        if isinstance(value, np.ndarray) and value.dtype.kind == "u":
+            value = value.view(value.dtype.str.replace("u", "i"))
+        return tuple(int(value if p is None else value[p]) for p in self.positions)
+
+    def bind(self, value: Any, bindings: dict[str, int]) -> None:
         """Binds the scalar symbols from the argument's value."""
-        for symbol, role in self.scalars:
-            bindings[symbol] = value if role == "value" else \
-                max(value, 0) if role == "plus" else max(-value, 0)
+        read = dict(zip(self.positions, self.values(value), strict=True))
+        for symbol, role, position in self.scalars:
+            number = read[position]
+            bindings[symbol] = number if role == "value" else \
+                max(number, 0) if role == "plus" else max(-number, 0)
 
     def to_json(self) -> dict[str, Any]:
         """Returns a JSON-ready dict."""
@@ -94,7 +115,7 @@ class ArgumentSizes:
         shape = data["shape"]
         return cls(
             None if shape is None else tuple(_extent_from_json(e) for e in shape),
-            tuple((s, r) for s, r in data["scalars"]),
+            tuple((s, r, p) for s, r, p in data["scalars"]),
         )
 
 
@@ -105,23 +126,28 @@ class ResultSizes:
     Attributes:
         sizes: One expression per axis over the argument symbols; None for a
             scalar result or a function that is not planned.
+        location: Where the result is made (``file:line:column``), for
+            messages; None when unknown.
     """
 
     sizes: tuple[Expr, ...] | None
+    location: str | None = None
 
     @functools.cached_property
     def functions(self) -> tuple[SizeFn, ...]:
         """The sizes compiled for the host (see `compile_size`)."""
         return tuple(compile_size(e) for e in self.sizes or ())
 
-    def to_json(self) -> list[str] | None:
-        """Returns a JSON-ready list."""
-        return None if self.sizes is None else [dumps(e) for e in self.sizes]
+    def to_json(self) -> dict[str, Any]:
+        """Returns a JSON-ready dict."""
+        sizes = None if self.sizes is None else [dumps(e) for e in self.sizes]
+        return {"sizes": sizes, "location": self.location}
 
     @classmethod
-    def from_json(cls, data: list[str] | None) -> ResultSizes:
+    def from_json(cls, data: dict[str, Any]) -> ResultSizes:
         """Rebuilds from `to_json` output."""
-        return cls(None if data is None else tuple(loads(t) for t in data))
+        sizes = data["sizes"]
+        return cls(None if sizes is None else tuple(loads(t) for t in sizes), data["location"])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -250,15 +276,19 @@ class FunctionSizes:
         )
 
 
-def _is_integer_scalar(type_: ir.Type) -> bool:
-    """Whether an argument's integer value may size a tensor."""
+def _sizing_positions(type_: ir.Type) -> tuple[int | None, ...]:
+    """The parts of an argument whose integer value may size a tensor: the
+    whole of a scalar or 0-d tensor (None), each element of a short 1-D one."""
     if isinstance(type_, (ir.IndexType, ir.IntegerType)):
-        return True
-    return (
-        isinstance(type_, ir.RankedTensorType)
-        and type_.rank == 0
-        and isinstance(type_.element_type, (ir.IndexType, ir.IntegerType))
-    )
+        return (None,)
+    if not isinstance(type_, ir.RankedTensorType) or \
+            not isinstance(type_.element_type, (ir.IndexType, ir.IntegerType)):
+        return ()
+    if type_.rank == 0:
+        return (None,)
+    if type_.rank == 1 and 0 <= type_.shape[0] <= MAX_ELEMENTS:
+        return tuple(range(type_.shape[0]))
+    return ()
 
 
 def _first_mention(state: InferenceState, symbol: str) -> ir.Operation | None:
@@ -279,13 +309,14 @@ def _capture_function(func: ir.Operation, state: InferenceState, planned: bool) 
     arguments: list[ArgumentSizes] = []
     allowed: set[str] = set()
     for arg in summary.arguments:
-        scalars: tuple[tuple[str, str], ...] = ()
-        if _is_integer_scalar(arg.type):
-            # Only symbols still free (not unified with an axis) are bound here.
-            scalars = tuple(sorted(
-                (symbol, role) for symbol, role in state.value_symbols(arg).items()
-                if symbol not in state.substitution))
-            allowed |= {symbol for symbol, _ in scalars}
+        # Only symbols still free (not unified with an axis) are bound here.
+        scalars = tuple(sorted(
+            ((symbol, role, position)
+             for position in _sizing_positions(arg.type)
+             for symbol, role in state.value_symbols(arg, position).items()
+             if symbol not in state.substitution),
+            key=lambda s: (-1 if s[2] is None else s[2], s[0])))
+        allowed |= {symbol for symbol, _, _ in scalars}
         shape = state.facts_of(arg).shape
         if shape is not None and isinstance(arg.type, ir.RankedTensorType):
             resolved = tuple(state.resolve(e) for e in shape)
@@ -307,7 +338,8 @@ def _capture_function(func: ir.Operation, state: InferenceState, planned: bool) 
         for axis, raw in enumerate(facts.shape):
             subject = f"result {index} axis {axis}"
             sizes.append(_size(state, raw, facts.origin(axis), allowed, name, subject, where)[0])
-        results.append(ResultSizes(tuple(sizes)))
+        found = resolve_location(where)
+        results.append(ResultSizes(tuple(sizes), None if found is None else str(found)))
     buffers = _capture_buffers(func, name, state, allowed, returned) if planned else ()
     buckets = _buckets(func, name, planned)
     return FunctionSizes(name, tuple(arguments), tuple(results), planned, buffers, buckets)

@@ -84,15 +84,11 @@ def toolchain_fingerprint() -> str:
             digest.update(f"{dist}={importlib.metadata.version(dist)};".encode())
         except importlib.metadata.PackageNotFoundError:
             digest.update(f"{dist}=none;".encode())
-    import symshape_mlir
-    import symshape_mlir.passes
-
-    roots = {Path(symshape_mlir.__file__).parent, Path(symshape_mlir.passes.__file__).parent}
-    for root in sorted(roots):
-        for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", ".so") and path.is_file():
-                stat = path.stat()
-                digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+    # The installed package, its passes included (packaged as symshape_mlir/passes).
+    for path in sorted(Path(__file__).resolve().parents[1].rglob("*")):
+        if path.suffix in (".py", ".so") and path.is_file():
+            stat = path.stat()
+            digest.update(f"{path}:{stat.st_size}:{stat.st_mtime_ns};".encode())
     return digest.hexdigest()[:16]
 
 

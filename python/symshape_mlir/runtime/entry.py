@@ -49,6 +49,27 @@ Key = tuple[int, ...]
 # How a driver without empty bindings (Vulkan) fails a call that made an
 # empty tensor inside it.
 _EMPTY_BINDING = "resolved to an empty buffer range"
+# The status of a failed run-time check (cf.assert) of the module.
+_CHECK_FAILED = "FAILED_PRECONDITION"
+
+
+def _with_inputs(err: RuntimeCallError, prepared: Sequence[Any]) -> RuntimeCallError:
+    """``err`` (a failed check) with the sizes the call saw: each input's shape,
+    and the values of each integer scalar, 0-d integer tensor and short 1-D
+    integer tensor (sizes given as data)."""
+    seen = []
+    for value in prepared:
+        shape = getattr(value, "shape", None)
+        if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.size <= 8 \
+                and value.ndim <= 1:
+            seen.append(f"= {value.tolist()}")
+        elif shape is not None:
+            seen.append(str(list(shape)))
+        else:
+            seen.append(f"= {value}")
+    return RuntimeCallError(
+        function=err.function, driver=err.driver, status=err.status,
+        message=f"{err.message}; the call's inputs: {', '.join(seen)}", detail=err.detail)
 
 
 @dataclasses.dataclass
@@ -146,6 +167,9 @@ class EntryPoint:
         for result in self.sizes.results:
             for expr in result.sizes or ():
                 used |= expr.free_symbols
+        for buffer in self.sizes.buffers:
+            for expr in buffer.sizes:
+                used |= expr.free_symbols
         position: dict[str, int] = {}
         for i, argument in enumerate(self.sizes.arguments):
             for axis, extent in enumerate(argument.shape or ()):
@@ -166,11 +190,14 @@ class EntryPoint:
                     self._consts.append((i, axis, leaf.value))
                 else:
                     self._general = True
+        # Arguments whose values size results or buffers: read on the host
+        # before each call (a scalar, a 0-d tensor, elements of a 1-D one).
         self._scalar_key = [
             (i, argument)
             for i, argument in enumerate(self.sizes.arguments)
-            if any(symbol in used for symbol, _ in argument.scalars)
+            if any(symbol in used for symbol, _, _ in argument.scalars)
         ]
+        self.sizing_arguments = frozenset(i for i, _ in self._scalar_key)
         self.named_axes = self.sizes.named_axes
         self.is_static = self.sizes.is_static and not self._general
         self._patterns = [list(a.shape or ()) for a in self.sizes.arguments]
@@ -179,7 +206,7 @@ class EntryPoint:
         """Full binding extraction: raises `AxisBindingError` with the conflict."""
         bindings = extract_bindings(self._patterns, shapes)
         for i, argument in self._scalar_key:
-            argument.bind(int(values[i]), bindings)
+            argument.bind(values[i], bindings)
         return bindings
 
     def _key(self, shapes: Sequence[tuple[int, ...]], values: Sequence[Any]) -> Key:
@@ -197,8 +224,8 @@ class EntryPoint:
         for i, axis, k in self._repeats:
             if shapes[i][axis] != key[k]:
                 self._bindings(shapes, values)  # raises, naming the axis and both arguments
-        if self._scalar_key:
-            key.extend([values[i] for i, _ in self._scalar_key])
+        for i, argument in self._scalar_key:
+            key.extend(argument.values(values[i]))
         return tuple(key)
 
     def _key_bindings(
@@ -208,7 +235,7 @@ class EntryPoint:
             return self._bindings(shapes, values)
         bindings = dict(zip(self.symbols, key, strict=False))
         for i, argument in self._scalar_key:
-            argument.bind(int(values[i]), bindings)
+            argument.bind(values[i], bindings)
         return bindings
 
     # -- arguments -----------------------------------------------------------------
@@ -317,6 +344,8 @@ class EntryPoint:
         try:
             return self._pack(function.dispatch(arguments))
         except RuntimeCallError as err:
+            if err.status == _CHECK_FAILED:
+                raise _with_inputs(err, prepared) from err
             if self._binds_empty or _EMPTY_BINDING not in err.message:
                 raise
         return self._on_host(prepared, hosts or {})
@@ -402,7 +431,11 @@ class EntryPoint:
 
         Args:
             *arrays_or_shapes: Per tensor argument an array or a shape
-                (sequence of ints); per scalar argument its value.
+                (sequence of ints); per scalar argument, and per tensor
+                argument whose values size the results (a 0-d integer
+                tensor, a short 1-D one read at constant positions), its
+                value (a number, a list, an array). A 0-d tensor argument
+                also takes a number.
 
         Raises:
             SignatureError: The shapes do not fit the signature.
@@ -420,7 +453,12 @@ class EntryPoint:
         values: list[Any] = []
         for i, value in enumerate(arrays_or_shapes):
             expected = self._signature.inputs[i]
-            if isinstance(expected, TensorType):
+            if isinstance(expected, TensorType) and (
+                    i in self.sizing_arguments or (expected.rank == 0 and _is_number(value))):
+                array = tensor_argument(self.name, i, value, expected)
+                shapes.append(array.shape)
+                values.append(array)
+            elif isinstance(expected, TensorType):
                 shape = tuple(value.shape) if hasattr(value, "shape") else value
                 try:
                     shape = tuple(operator.index(n) for n in shape)
@@ -486,6 +524,11 @@ class EntryPoint:
         return swapped
 
 
+def _is_number(value: Any) -> bool:
+    """Whether ``value`` is one number (not a shape): an int, a float, a numpy scalar."""
+    return isinstance(value, int | float | np.generic)
+
+
 class BoundFunction:
     """An `EntryPoint` with some arguments bound once.
 
@@ -513,11 +556,15 @@ class BoundFunction:
         self._arrays = arrays
         self._free = [i for i in range(entry._nargs) if i not in arrays]
         # What each call passes at the bound positions: device views, or the
-        # arrays themselves when packed (the Level 2 checks read their shapes).
+        # arrays themselves when packed (the Level 2 checks read their shapes)
+        # or when their values size the results (read on the host).
         self._passed: dict[int, Any] = {}
         self._packed: PackedParams | None = None
         if not packed:
-            self._passed = {i: entry._dynamic.upload(i, a) for i, a in arrays.items()}
+            self._passed = {
+                i: a if i in entry.sizing_arguments else entry._dynamic.upload(i, a)
+                for i, a in arrays.items()
+            }
             return
         if entry._pads:
             raise ValueError(

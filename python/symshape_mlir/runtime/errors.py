@@ -59,10 +59,14 @@ class PlanError(BackendError, ValueError):
     Attributes:
         function: The function's name.
         result: The result's position.
+        location: Where the result is made (``file:line:column``), if known.
     """
 
-    def __init__(self, function: str, result: int, message: str) -> None:
+    def __init__(self, function: str, result: int, message: str,
+                 location: str | None = None) -> None:
         """Initializes the error; see the class attributes."""
         self.function = function
         self.result = result
-        super().__init__(f"@{function} result {result}: {message}")
+        self.location = location
+        made = f" (made at {location})" if location else ""
+        super().__init__(f"@{function} result {result}{made}: {message}")

@@ -106,16 +106,19 @@ def make_plan(
             try:
                 value = functions[axis](bindings)
             except EvaluationError as err:
-                raise PlanError(function, index, f"axis {axis}: {err}") from err
+                raise PlanError(function, index, f"axis {axis}: {err}", result.location) \
+                    from err
             if value < 0:
                 raise PlanError(
-                    function, index, f"axis {axis}: size '{expr}' evaluates to {value} < 0"
+                    function, index, f"axis {axis}: size '{expr}' evaluates to {value} < 0",
+                    result.location,
                 )
             dims.append(value)
         count = math.prod(dims) * (dtype.itemsize if dtype is not None else 1)
         if count > _INT64_MAX:
             raise PlanError(
-                function, index, f"shape {tuple(dims)} needs {count} bytes, beyond int64"
+                function, index, f"shape {tuple(dims)} needs {count} bytes, beyond int64",
+                result.location,
             )
         shapes.append(tuple(dims))
         nbytes.append(count)

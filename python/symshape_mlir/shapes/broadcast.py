@@ -109,6 +109,8 @@ def broadcast_shapes(*shapes: ShapeLike, ctx: ExtentContext | None = None) -> Sh
         BroadcastError: two extents in one dimension are provably incompatible.
     """
     operands = [as_shape(s) for s in shapes]
+    if operands and all(s.dims == operands[0].dims and s.is_exact for s in operands):
+        return Shape(operands[0].dims)  # one exact shape: nothing to broadcast or check
     rank = max((s.rank for s in operands), default=0)
     dims: list[ShapeExtent] = []
     checks: list[ShapeCheck] = []

@@ -85,7 +85,7 @@ class Shape(Sequence[ShapeExtent]):
     ) -> None:
         if isinstance(items, str):
             raise TypeError("use Shape.parse() for shape text")
-        self._dims = tuple(_as_item(i) for i in items)
+        self._dims = tuple(i if isinstance(i, ShapeExtent) else _as_item(i) for i in items)
         self._checks = tuple(checks)
 
     @classmethod

@@ -6,8 +6,12 @@ Rules, per axis:
   the other side; a fresh symbol that adopts an expression is reported as a
   rename ``{"_d0": batch}`` so callers can propagate it;
 * two exact extents that are provably equal unify to the simpler one;
-  provably different ones conflict; two named (non-placeholder) extents that
-  are not provably equal conflict too (``batch`` vs ``time``);
+  provably different ones conflict; two named (non-placeholder) extents over
+  different named axes that are not provably equal conflict too (``batch``
+  vs ``time``); two over the same axes that the provers cannot decide
+  (``(h - 1) floordiv 2 + 1`` vs ``(h + 1) floordiv 2``, equal unless
+  ``h = 0``) unify to the simpler one, and the op that joins them checks the
+  equation at run time;
 * an exact extent and an upper bound unify to the exact one, unless it
   provably exceeds the bound;
 * two upper bounds unify to their minimum.
@@ -63,7 +67,7 @@ def unify_extents(
             return Exact(y), {fresh_a: y}
         if fresh_b:
             return Exact(x), {fresh_b: x}
-        if verdict is Verdict.PROVEN:
+        if verdict is Verdict.PROVEN or x.free_symbols == y.free_symbols:
             return Exact(preferred(x, y)), {}
         raise AxisConflictError(f"{x} and {y} are different axes unless proven equal", (a, b))
     if isinstance(a, Exact) or isinstance(b, Exact):

@@ -100,7 +100,7 @@ def emit_broadcast_in_dim(
         ContractError: a target extent is only an upper bound.
     """
     trace.require_exact(op, "broadcast target extent", target.dims, where)
-    payload, shape_operands = trace.payload(target.dims, 1)
+    payload, shape_operands = trace.payload(target.dims, 1, op=op, where=where)
     operands = [tensor, *shape_operands]
     name = trace.ssa("bc")
     values = ", ".join(t.value for t in operands)

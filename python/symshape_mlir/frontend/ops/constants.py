@@ -5,6 +5,12 @@ Small constants are written inline as raw little-endian bytes
 more than :data:`INLINE_LIMIT` elements become ``dense_resource`` blobs kept
 in the module's ``dialect_resources`` section, so the IR text stays small.
 
+A boolean constant of more than :data:`BOOL_LIST_LIMIT` elements that is not
+a splat is an ``i32`` constant compared with zero (a ``linalg.generic``, which
+no canonicalization folds back): MLIR 22 prints such ``i1`` constants as hex
+of packed bits, and IREE 3.13 reads ``i1`` hex as one byte per element
+("elements hex data size is invalid").
+
 Example:
     >>> c = constant(trace, np.ones((2, 3), np.float32))    # doctest: +SKIP
     >>> trace.lines[-1]                                      # doctest: +SKIP
@@ -17,17 +23,20 @@ import numpy as np
 
 from symshape_mlir.extent.expr import Const
 from symshape_mlir.extent.guarantee import Exact
-from symshape_mlir.frontend.dtypes import as_dtype
+from symshape_mlir.frontend.dtypes import as_dtype, i1
 from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_generic
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["INLINE_LIMIT", "constant"]
+__all__ = ["BOOL_LIST_LIMIT", "INLINE_LIMIT", "constant"]
 
 #: Constants with more elements than this are written as resource blobs.
 INLINE_LIMIT = 256
+#: MLIR prints elements attributes with more elements than this as hex.
+BOOL_LIST_LIMIT = 100
 
 
 def constant(
@@ -46,9 +55,12 @@ def constant(
         raise FrontendError(
             f"constant at {where}: unsupported element type {array.dtype}"
         ) from None
+    if dtype.is_bool and array.size > BOOL_LIST_LIMIT and array.any() and not array.all():
+        return _nonzero(constant(trace, array.astype(np.int32), where), where)
     shape = Shape([Exact(Const(int(n))) for n in array.shape])
     type_ = tensor_type(shape.dims, dtype)
-    data = np.ascontiguousarray(array, dtype=dtype.numpy.newbyteorder("<"))
+    # ascontiguousarray makes a 0-d array 1-d: keep the shape.
+    data = np.ascontiguousarray(array, dtype=dtype.numpy.newbyteorder("<")).reshape(array.shape)
     if array.size == 0:
         literal = "dense<>"
     elif dtype.is_bool:
@@ -68,3 +80,16 @@ def _nested(data: np.ndarray) -> str:
     if data.ndim == 0:
         return "true" if data else "false"
     return "[" + ", ".join(_nested(row) for row in data) + "]"
+
+
+def _nonzero(x: Tensor, where: SourceLocation) -> Tensor:
+    """``x != 0`` as ``i1`` (a ``linalg.generic``, which canonicalization does not fold)."""
+    trace = x.trace
+    init = emit_empty(trace, x.symbolic_shape, i1, [None] * x.ndim, where)
+    loops = tuple(f"d{a}" for a in range(x.ndim))
+
+    def body(block: Body, args: list[str]) -> str:
+        return block.op(f"arith.cmpi ne, {args[0]}, {block.const(x.dtype, 0)}", x.dtype.mlir)
+
+    return emit_generic(trace, [Operand(x, loops)], x.ndim, ["parallel"] * x.ndim, list(loops),
+                        x.symbolic_shape, i1, init, body, where)

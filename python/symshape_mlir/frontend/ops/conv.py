@@ -31,7 +31,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
@@ -41,18 +40,22 @@ from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
+from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.ops.elementwise import add, divide
+from symshape_mlir.frontend.ops.gather import take
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.ops.indexing import getitem
 from symshape_mlir.frontend.ops.linalg import multiply_add
 from symshape_mlir.frontend.ops.padding import pad, pad_extent
 from symshape_mlir.frontend.ops.reductions import COMBINE, identity
-from symshape_mlir.frontend.ops.shape_ops import expand_dims, reshape
+from symshape_mlir.frontend.ops.shape_ops import expand_dims, reshape, transpose
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.shapes.windows import Window, window
 
-__all__ = ["PAD_MODES", "Pads", "conv", "pool"]
+__all__ = ["PAD_MODES", "Pads", "conv", "conv_transpose", "pool"]
 
 Width = int | Expr | ShapeExtent
 #: ``"valid"``, ``"same_upper"``, ``"same_lower"``, one width for every side,
@@ -61,38 +64,11 @@ Pads = str | int | Sequence[tuple[Width, Width]]
 PAD_MODES = ("valid", "same_upper", "same_lower")
 
 
-@dataclass(frozen=True)
-class _Window:
-    """The window of one spatial axis.
-
-    Attributes:
-        size: the input extent.
-        kernel, stride, dilation: the window.
-        low, high: the padding before and after, part of the input.
-        slack: padding after the ``high`` one that windows may read but
-            that is no element (``ceil_mode``'s partial last window).
-        out: the output extent.
-    """
-
-    size: Expr
-    kernel: int
-    stride: int
-    dilation: int
-    low: Expr
-    high: Expr
-    slack: int
-    out: Expr
-
-    @property
-    def span(self) -> int:
-        """The extent one window covers."""
-        return self.dilation * (self.kernel - 1) + 1
-
-    def read(self, out_loop: int, kernel_loop: int) -> str:
-        """The index map result reading the padded input."""
-        out = f"d{out_loop}" if self.stride == 1 else f"d{out_loop} * {self.stride}"
-        tap = f"d{kernel_loop}" if self.dilation == 1 else f"d{kernel_loop} * {self.dilation}"
-        return f"{out} + {tap}"
+def _read(window: Window, out_loop: int, kernel_loop: int) -> str:
+    """The index map result reading the padded input along ``window``'s axis."""
+    out = f"d{out_loop}" if window.stride == 1 else f"d{out_loop} * {window.stride}"
+    tap = f"d{kernel_loop}" if window.dilation == 1 else f"d{kernel_loop} * {window.dilation}"
+    return f"{out} + {tap}"
 
 
 def _per_axis(op: str, name: str, value: int | Sequence[int], count: int,
@@ -115,7 +91,7 @@ def _windows(
     pads: Pads,
     ceil_mode: bool,
     where: SourceLocation,
-) -> list[_Window]:
+) -> list[Window]:
     spatial = x.ndim - 2
     steps = _per_axis(op, "strides", strides, spatial, where)
     rates = _per_axis(op, "dilations", dilations, spatial, where)
@@ -137,36 +113,10 @@ def _windows(
     for axis in range(spatial):
         # Exact by require_exact above (or, under defer, a bound): the expression is set.
         size = cast(Expr, x.shape[2 + axis].expr)
-        k, s, d = kernel[axis], steps[axis], rates[axis]
-        span = d * (k - 1) + 1
-        slack = 0
-        low: Expr
-        high: Expr
-        if pads == "valid":
-            low = high = Const(0)
-            out = canon.floordiv(size - span, s) + 1
-        elif isinstance(pads, str):
-            out = canon.ceildiv(size, s)
-            total = (out - 1) * s + span - size
-            if span < s:
-                total = canon.maximum(0, total)
-            half = canon.floordiv(total, 2)
-            low = half if pads == "same_upper" else total - half
-            high = total - low
-        else:
-            # Exact by pad_extent (or, under defer, a bound): the expressions are set.
-            low, high = (cast(Expr, pad_extent(op, w, x, where).expr) for w in widths[axis])
-            reach = size + low + high - span
-            if ceil_mode:
-                # ONNX rounds up, then drops a last window starting in the end padding.
-                last = canon.ceildiv(reach, s)
-                out = last + 1
-                if not (isinstance(high, Const) and high.value + s <= span):
-                    out = canon.minimum(out, canon.maximum(last, canon.ceildiv(size + low, s)))
-                slack = s - 1
-            else:
-                out = canon.floordiv(reach, s) + 1
-        windows.append(_Window(size, k, s, d, low, high, slack, out))
+        pair: str | tuple[Expr, Expr] = pads if isinstance(pads, str) else cast(
+            tuple[Expr, Expr],
+            tuple(cast(Expr, pad_extent(op, w, x, where).expr) for w in widths[axis]))
+        windows.append(window(size, kernel[axis], steps[axis], rates[axis], pair, ceil_mode))
     return windows
 
 
@@ -174,7 +124,7 @@ def _width(e: Expr) -> int | Expr:
     return e.value if isinstance(e, Const) else e
 
 
-def _pad_spatial(x: Tensor, windows: Sequence[_Window], value: float | int,
+def _pad_spatial(x: Tensor, windows: Sequence[Window], value: float | int,
                  where: SourceLocation, include: bool = True) -> Tensor:
     """``x`` padded by the windows' padding (only their slack if not ``include``),
     then cut to the extent the windows read.
@@ -217,7 +167,7 @@ def _pad_spatial(x: Tensor, windows: Sequence[_Window], value: float | int,
     return Tensor(trace, name, shape, x.dtype)
 
 
-def _slide(kind: str, padded: Tensor, windows: Sequence[_Window], where: SourceLocation) -> Tensor:
+def _slide(kind: str, padded: Tensor, windows: Sequence[Window], where: SourceLocation) -> Tensor:
     """Max or sum of each window of ``padded`` over its trailing spatial axes."""
     trace = padded.trace
     dtype = padded.dtype
@@ -231,7 +181,7 @@ def _slide(kind: str, padded: Tensor, windows: Sequence[_Window], where: SourceL
     filled = emit_fill(trace, init, dtype, identity(kind, dtype), tensor_type(out_shape, dtype),
                        where)
     outs = [f"d{a}" for a in range(lead + spatial)]
-    reads = [w.read(lead + i, lead + spatial + i) for i, w in enumerate(windows)]
+    reads = [_read(w, lead + i, lead + spatial + i) for i, w in enumerate(windows)]
     combine = COMBINE[kind][0 if dtype.is_float else 1]
     def body(block: Body, args: list[str]) -> str:
         return block.op(f"{combine} {args[2]}, {args[0]}", dtype.mlir)
@@ -309,7 +259,7 @@ def pool(
     return divide(total, _counts(x, windows, count_include_pad, where))
 
 
-def _counts(x: Tensor, windows: Sequence[_Window], count_include_pad: bool,
+def _counts(x: Tensor, windows: Sequence[Window], count_include_pad: bool,
             where: SourceLocation) -> Tensor:
     """The number of elements each window averages: ``[out...]``, a window sum
     over ones (the input, and its padding if it counts) padded with zeros."""
@@ -366,13 +316,7 @@ def conv(
             f"conv at {where}: the weights must have rank {x.ndim} like the input, not {w.ndim}")
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
         raise FrontendError(f"conv at {where}: groups must be a positive integer, not {groups!r}")
-    kernel: list[int] = []
-    for axis, extent in enumerate(w.shape[2:]):
-        if not (extent.is_exact and isinstance(extent.expr, Const)):
-            raise FrontendError(
-                f"conv at {where}: kernel extent {axis} (weights axis {axis + 2}) is {extent}; "
-                "kernel extents must be static")
-        kernel.append(extent.expr.value)
+    kernel = _static_kernel("conv", w, where)
     filters, per_group, channels = w.shape[0], w.shape[1], x.shape[1]
     if isinstance(channels, Exact) and isinstance(per_group, Exact) and prove_eq(
             channels.expr, per_group.expr * groups) is False:
@@ -402,7 +346,7 @@ def conv(
     outs = [f"d{a}" for a in range(lead + spatial)]
     c = lead + spatial
     taps = [c + 1 + i for i in range(spatial)]
-    reads = [win.read(lead + i, taps[i]) for i, win in enumerate(windows)]
+    reads = [_read(win, lead + i, taps[i]) for i, win in enumerate(windows)]
     group = ["d1"] if groups > 1 else []
     x_map = ("d0", *group, f"d{c}", *reads)
     w_map = (*group, f"d{lead - 1}", f"d{c}", *(f"d{t}" for t in taps))
@@ -431,5 +375,131 @@ def conv(
     if groups > 1:
         y = reshape(y, [y.shape[0], filters, *y.shape[3:]])
     if bias is not None:
+        y = add(y, expand_dims(bias, list(range(1, spatial + 1))))
+    return y
+
+
+def _static_kernel(op: str, w: Tensor, where: SourceLocation) -> list[int]:
+    kernel: list[int] = []
+    for axis, extent in enumerate(w.shape[2:]):
+        if not (extent.is_exact and isinstance(extent.expr, Const)):
+            raise FrontendError(
+                f"{op} at {where}: kernel extent {axis} (weights axis {axis + 2}) is {extent}; "
+                "kernel extents must be static")
+        kernel.append(extent.expr.value)
+    return kernel
+
+
+def _flipped(w: Tensor, groups: int, where: SourceLocation) -> Tensor:
+    """``[C, F / groups, k...]`` transposed-convolution weights as ``[F, C / groups, k...]``
+    convolution weights, flipped along every spatial axis."""
+    channels, per_group = w.shape[0], w.shape[1]
+    kernel = [e.expr.value for e in w.shape[2:]]  # type: ignore[union-attr]
+    grouped = reshape(w, [groups, channels // groups, per_group, *w.shape[2:]])
+    swapped = transpose(grouped, [0, 2, 1, *range(3, w.ndim + 1)])
+    result = reshape(swapped, [per_group * groups, channels // groups, *w.shape[2:]])
+    for axis, k in enumerate(kernel):
+        if k > 1:
+            reverse = constant(w.trace, np.arange(k - 1, -1, -1, dtype=np.int64), where)
+            result = take(result, reverse, axis + 2)
+    return result
+
+
+def conv_transpose(
+    x: Tensor,
+    w: Tensor,
+    bias: Tensor | None = None,
+    *,
+    strides: int | Sequence[int] = 1,
+    dilations: int | Sequence[int] = 1,
+    pads: str | Sequence[tuple[int, int]] = "valid",
+    output_padding: int | Sequence[int] = 0,
+    groups: int = 1,
+) -> Tensor:
+    """Transposed convolution as ONNX's ``ConvTranspose``: ``x: [N, C, spatial...]`` with
+    ``w: [C, F / groups, k...]`` gives ``[N, F, out...]``.
+
+    ``out = stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pad_before -
+    pad_after`` (a negative extent fails at run time). ``pads`` is ``"valid"``,
+    ``"same_upper"`` / ``"same_lower"`` (``out = in * stride``) or ``(before, after)``
+    per spatial axis. It is computed as a convolution with stride 1 of the input spread
+    out by the stride and padded with zeros (one strided ``tensor.insert_slice``), with
+    the kernel flipped and its channel axes swapped.
+
+    Raises:
+        FrontendError: bad arguments; kernel extents that are not static.
+        ShapeError: ranks, or channel counts that provably do not match.
+    """
+    where = user_location()
+    _check_input("conv_transpose", x, where)
+    if not isinstance(w, Tensor) or w.dtype != x.dtype or w.ndim != x.ndim:
+        raise FrontendError(f"conv_transpose at {where}: the weights must be a {x.dtype} tensor "
+                            f"of rank {x.ndim}")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise FrontendError(
+            f"conv_transpose at {where}: groups must be a positive integer, not {groups!r}")
+    spatial = x.ndim - 2
+    kernel = _static_kernel("conv_transpose", w, where)
+    steps = _per_axis("conv_transpose", "strides", strides, spatial, where)
+    rates = _per_axis("conv_transpose", "dilations", dilations, spatial, where)
+    extra = [output_padding] * spatial if isinstance(output_padding, int) else list(
+        output_padding)
+    if len(extra) != spatial or any(not 0 <= e < max(s, d) for e, s, d in
+                                    zip(extra, steps, rates, strict=False)):
+        raise FrontendError(f"conv_transpose at {where}: output_padding {output_padding!r} must "
+                            "give one value per spatial axis below its stride or dilation")
+    channels = w.shape[0]
+    if isinstance(channels, Exact) and isinstance(x.shape[1], Exact) and prove_eq(
+            x.shape[1].expr, channels.expr) is False:
+        raise ShapeError(f"conv_transpose at {where}: the input has {x.shape[1]} channels, "
+                         f"the weights {channels}")
+    x.trace.require_exact("conv_transpose", "input extent", x.shape[2:], where)
+    widths: list[tuple[int, int]] = []
+    for axis in range(spatial):
+        k, s, d, e = kernel[axis], steps[axis], rates[axis], extra[axis]
+        if isinstance(pads, str):
+            if pads not in PAD_MODES:
+                raise FrontendError(f"conv_transpose at {where}: pads {pads!r} is not one of "
+                                    f"{', '.join(PAD_MODES)}")
+            total = 0 if pads == "valid" else e + d * (k - 1) + 1 - s
+            first = total // 2 if pads == "same_upper" else total - total // 2
+            widths.append((first, total - first) if pads != "valid" else (0, 0))
+        else:
+            pairs = list(pads)
+            if len(pairs) != spatial or any(len(p) != 2 for p in pairs):
+                raise FrontendError(f"conv_transpose at {where}: pads must give (before, after) "
+                                    f"for each of the {spatial} spatial axes")
+            widths.append((int(pairs[axis][0]), int(pairs[axis][1])))
+    trace, dtype = x.trace, x.dtype
+    # The input spread by the stride inside zeros: offsets `low`, widths `low` and `high`
+    # around it, each cut back to 0 and cropped from the result instead.
+    lows = [d * (k - 1) - p[0] for k, d, p in zip(kernel, rates, widths, strict=True)]
+    highs = [d * (k - 1) - p[1] + e for k, d, p, e in zip(kernel, rates, widths, extra,
+                                                         strict=True)]
+    spread = [canon.add(canon.mul(canon.sub(cast(Expr, x.shape[2 + a].expr), 1), steps[a]), 1,
+                        max(lows[a], 0), max(highs[a], 0)) for a in range(spatial)]
+    shape = Shape([x.shape[0], x.shape[1], *(Exact(e) for e in spread)])
+    zeros = emit_fill(trace, emit_empty(trace, shape, dtype, [(x, 0), (x, 1)] + [None] * spatial,
+                                        where),
+                      dtype, 0.0 if dtype.is_float else 0, tensor_type(shape, dtype), where)
+    sizes = [str(e.expr.value) if isinstance(e.expr, Const) else trace.dim_index(x, a, where)
+             for a, e in enumerate(x.shape)]
+    offsets = ["0", "0", *(str(max(lo, 0)) for lo in lows)]
+    stride_text = ", ".join(["1", "1", *map(str, steps)])
+    name = trace.ssa("spread")
+    trace.emit(f"{name} = tensor.insert_slice {x.value} into {zeros}[{', '.join(offsets)}] "
+               f"[{', '.join(sizes)}] [{stride_text}] : {x.mlir_type} into "
+               f"{tensor_type(shape, dtype)}", where)
+    y = conv(Tensor(trace, name, shape, dtype), _flipped(w, groups, where), dilations=rates,
+             groups=groups)
+    if any(lo < 0 or hi < 0 for lo, hi in zip(lows, highs, strict=True)):
+        keys = [slice(None), slice(None)] + [
+            slice(-lo if lo < 0 else None, hi if hi < 0 else None)
+            for lo, hi in zip(lows, highs, strict=True)]
+        y = getitem(y, tuple(keys))
+    if bias is not None:
+        if not isinstance(bias, Tensor) or bias.ndim != 1 or bias.dtype != dtype:
+            raise FrontendError(f"conv_transpose at {where}: the bias must be a 1-D {dtype} "
+                                "tensor")
         y = add(y, expand_dims(bias, list(range(1, spatial + 1))))
     return y

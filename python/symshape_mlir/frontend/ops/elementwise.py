@@ -1,9 +1,15 @@
-"""Elementwise ops with numpy broadcasting and Python scalars.
+"""Elementwise ops with numpy broadcasting, type promotion and Python scalars.
 
 Each op is one ``linalg.generic`` over the broadcast shape (rules from
-:mod:`symshape_mlir.shapes`); a Python number is a constant of the tensor's
-element type (numpy's weak scalars). Operand tensors must share one element
-type: there is no implicit promotion.
+:mod:`symshape_mlir.shapes`). Operands are promoted as numpy does
+(:func:`~symshape_mlir.frontend.dtypes.promote`: ``i32`` with ``f32`` is
+``f64``); a Python number is a weak scalar (it takes the tensor's type: an
+``int`` with an integer tensor, a ``float`` with a floating-point one, while
+a ``float`` with an integer tensor gives ``f64``); numpy arrays and numpy
+scalars are constants of their own type.
+
+Integer division and remainder follow numpy, without its signals: ``x // 0``
+and ``x % 0`` are 0, ``INT_MIN // -1`` wraps. ``/`` of integers is ``f64``.
 
 Example:
     >>> def f(x, b):                               # x: [batch, 64], b: [64]
@@ -12,47 +18,133 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from symshape_mlir.frontend.dtypes import DType, as_dtype, i1
+import numpy as np
+
+from symshape_mlir.extent.expr import Expr
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent
+from symshape_mlir.frontend.dtypes import DType, as_dtype, f64, i1, i8, i64, promote
 from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.index import IndexBuilder
 from symshape_mlir.frontend.ops.broadcasting import broadcast_operands
+from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.ops.generic import Body, emit_empty, emit_generic
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.tracer import FunctionTrace, current_trace
+from symshape_mlir.shapes.shape import Shape
 
 __all__ = [
-    "abs",
+    "Value",
     "add",
     "astype",
     "binary_body",
+    "clip",
     "divide",
     "elementwise",
     "equal",
-    "exp",
-    "gelu",
+    "floor_divide",
     "greater",
     "greater_equal",
+    "integer_division",
     "less",
     "less_equal",
-    "log",
     "maximum",
     "minimum",
     "multiply",
-    "negative",
     "not_equal",
     "power",
-    "relu",
-    "sigmoid",
-    "sqrt",
+    "remainder",
     "subtract",
-    "tanh",
     "where",
 ]
 
-Value = Tensor | float | int
+Value = Tensor | float | int | np.ndarray | np.generic
 BodyFn = Callable[[Body, list[str], DType], str]
+
+
+def _scalar_kind(value: Any) -> str | None:
+    """``bool``, ``int`` or ``float`` for a Python number (a weak scalar), else None."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    return None
+
+
+def _common_type(op: str, args: Sequence[Any], where: SourceLocation,
+                 weak: frozenset[int] = frozenset()) -> DType:
+    """numpy's result type of tensors and weak Python scalars (and of the
+    tensors at ``weak`` positions, extents, which count as Python ints)."""
+    tensors = [a for i, a in enumerate(args) if isinstance(a, Tensor) and i not in weak]
+    if not tensors:
+        return i64
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        try:
+            dtype = promote(dtype, t.dtype)
+        except TypeError:
+            raise FrontendError(
+                f"{op} at {where}: no common element type for {dtype} and {t.dtype}; "
+                "cast first") from None
+    kinds = {_scalar_kind(a) for a in args} - {None}
+    if weak:
+        kinds.add("int")
+    if "float" in kinds and not dtype.is_float:
+        return f64
+    if "int" in kinds and dtype.is_bool:
+        return i64
+    return dtype
+
+
+def _operands(op: str, args: Sequence[Any],
+              where: SourceLocation) -> tuple[list[Any], frozenset[int]]:
+    """``args`` with numpy arrays and numpy scalars as constant tensors and
+    extents (``x.shape[0]``) as 0-d ``i64`` tensors, and the positions of the
+    extents (weak scalars, like Python ints).
+
+    Raises:
+        FrontendError: no traced tensor, an operand of another kind, tensors
+            of different traced functions.
+        ContractError: an extent that is only an upper bound.
+    """
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    if tensors:
+        trace = tensors[0].trace
+    elif any(isinstance(a, ShapeExtent | Expr) for a in args):
+        trace = current_trace(op, where)  # `fe.sqrt(x.shape[-1])`
+    else:
+        raise FrontendError(f"{op} at {where}: needs at least one traced tensor")
+    if any(t.trace is not trace for t in tensors):
+        raise FrontendError(f"{op} at {where}: operands come from different traced functions")
+    out: list[Any] = []
+    weak: set[int] = set()
+    for position, a in enumerate(args):
+        if isinstance(a, np.ndarray | np.generic):
+            a = constant(trace, np.asarray(a), where)
+        elif isinstance(a, ShapeExtent | Expr):
+            a = extent_tensor(trace, a, op, where)
+            weak.add(position)
+        elif not isinstance(a, Tensor) and _scalar_kind(a) is None:
+            raise FrontendError(f"{op} at {where}: cannot use {a!r} as an operand")
+        out.append(a)
+    return out, frozenset(weak)
+
+
+def extent_tensor(trace: FunctionTrace, extent: ShapeExtent | Expr, op: str,
+                  where: SourceLocation) -> Tensor:
+    """An exact extent's value as a 0-d ``i64`` tensor."""
+    b = IndexBuilder(trace, where)
+    index = b.of_extent(Exact(extent) if isinstance(extent, Expr) else extent, op, "operand")
+    wide = trace.ssa("i")
+    trace.emit(f"{wide} = arith.index_cast {b.ssa(index)} : index to i64", where)
+    name = trace.ssa("k")
+    trace.emit(f"{name} = tensor.from_elements {wide} : tensor<i64>", where)
+    return Tensor(trace, name, Shape([]), i64)
 
 
 def elementwise(
@@ -63,40 +155,47 @@ def elementwise(
     *,
     result: DType | None = None,
     skip_type_check: Sequence[int] = (),
+    dtype: DType | None = None,
 ) -> Tensor:
     """Emits an elementwise op over broadcast ``args``.
 
     Args:
         op: the op's name, for messages.
-        args: tensors and Python numbers.
+        args: tensors, numpy arrays and Python numbers.
         body: builds the scalar computation from one value per argument
-            (Python numbers become constants of the operands' type).
+            (Python numbers become constants of the computation's type).
         where: the location; the caller's line by default.
-        result: the result element type; the operands' type by default.
-        skip_type_check: positions of ``args`` whose element type may differ
-            from the others' (``where``'s condition).
+        result: the result element type; the computation's type by default.
+        skip_type_check: positions of ``args`` whose element type is their
+            own (``where``'s condition): not promoted.
+        dtype: the computation's type; numpy's promotion of the others by
+            default (operands of another type are converted first).
 
     Raises:
         BroadcastError, ContractError: see
             :func:`~symshape_mlir.frontend.ops.broadcasting.broadcast_operands`.
-        FrontendError: no tensor among ``args``, or mixed element types.
+        FrontendError: no tensor among ``args``, no common type, a Python
+            number the type cannot hold.
     """
     where = where or user_location()
-    tensors = [a for a in args if isinstance(a, Tensor)]
-    if not tensors:
-        raise FrontendError(f"{op} at {where}: needs at least one traced tensor")
-    for a in args:
-        if not isinstance(a, Tensor) and (isinstance(a, bool) or not isinstance(a, int | float)):
-            raise FrontendError(f"{op} at {where}: cannot use {a!r} as an operand")
-    typed = [a for i, a in enumerate(args) if isinstance(a, Tensor) and i not in skip_type_check]
-    dtype = (typed or tensors)[0].dtype
-    for t in typed[1:]:
-        if t.dtype != dtype:
-            raise FrontendError(
-                f"{op} at {where}: element types differ ({dtype} and {t.dtype}); cast first"
-            )
-    if any(t.trace is not tensors[0].trace for t in tensors):
-        raise FrontendError(f"{op} at {where}: operands come from different traced functions")
+    args, weak = _operands(op, args, where)
+    if dtype is None:
+        typed = [a for i, a in enumerate(args) if i not in skip_type_check]
+        weak_typed = frozenset(i - sum(1 for j in skip_type_check if j < i) for i in weak)
+        dtype = _common_type(op, typed, where, weak_typed) \
+            if any(isinstance(a, Tensor) for a in typed) \
+            else next(a for a in args if isinstance(a, Tensor)).dtype
+    converted = [
+        astype(a, dtype, where) if isinstance(a, Tensor) and i not in skip_type_check else a
+        for i, a in enumerate(args)
+    ]
+    for a in converted:
+        if not isinstance(a, Tensor):
+            try:
+                dtype.literal(a)
+            except OverflowError as err:
+                raise FrontendError(f"{op} at {where}: Python integer {err}") from None
+    tensors = [a for a in converted if isinstance(a, Tensor)]
     trace = tensors[0].trace
     plan = broadcast_operands(op, tensors, where)
     rank = plan.shape.rank
@@ -105,29 +204,23 @@ def elementwise(
 
     def build(block: Body, block_args: list[str]) -> str:
         it = iter(block_args)
-        values = [next(it) if isinstance(a, Tensor) else block.const(dtype, a) for a in args]
+        values = [next(it) if isinstance(a, Tensor) else block.const(dtype, a) for a in converted]
         return body(block, values, dtype)
 
     loops = [f"d{j}" for j in range(rank)]
     return emit_generic(
-        trace,
-        plan.operands,
-        rank,
-        ["parallel"] * rank,
-        loops,
-        plan.shape,
-        out,
-        init,
-        build,
+        trace, plan.operands, rank, ["parallel"] * rank, loops, plan.shape, out, init, build,
         where,
     )
 
 
-def binary_body(float_op: str, int_op: str | None) -> BodyFn:
-    """A body applying ``float_op`` or ``int_op`` (by element type) to two values."""
+def binary_body(float_op: str, int_op: str | None, unsigned_op: str | None = None) -> BodyFn:
+    """A body applying ``float_op``, ``int_op`` or ``unsigned_op`` (by element
+    type; ``int_op`` for unsigned types unless given) to two values."""
 
     def body(block: Body, values: list[str], dtype: DType) -> str:
-        op = float_op if dtype.is_float else int_op
+        op = float_op if dtype.is_float else \
+            (unsigned_op or int_op) if dtype.is_unsigned or dtype.is_bool else int_op
         if op is None:
             raise FrontendError(f"{float_op} needs a floating-point type, not {dtype}")
         return block.op(f"{op} {values[0]}, {values[1]}", dtype.mlir)
@@ -135,190 +228,283 @@ def binary_body(float_op: str, int_op: str | None) -> BodyFn:
     return body
 
 
-def _unary_float(op: str) -> BodyFn:
-    def body(block: Body, values: list[str], dtype: DType) -> str:
-        if not dtype.is_float:
-            raise FrontendError(f"{op} needs a floating-point type, not {dtype}")
-        return block.op(f"{op} {values[0]}", dtype.mlir)
-
-    return body
+def _both_bool(x: Value, y: Value) -> bool:
+    """Whether both operands are booleans (tensors or Python bools)."""
+    args = [x, y]
+    return all((isinstance(a, Tensor) and a.dtype.is_bool) or isinstance(a, bool | np.bool_)
+               for a in args)
 
 
 def add(x: Value, y: Value) -> Tensor:
-    """``x + y``."""
-    return elementwise("add", [x, y], binary_body("arith.addf", "arith.addi"))
+    """``x + y`` (``or`` on booleans, as numpy)."""
+    where = user_location()
+    if _both_bool(x, y):
+        return elementwise("add", [x, y], binary_body("arith.ori", "arith.ori"), where)
+    return elementwise("add", [x, y], binary_body("arith.addf", "arith.addi"), where)
 
 
 def subtract(x: Value, y: Value) -> Tensor:
-    """``x - y``."""
-    return elementwise("subtract", [x, y], binary_body("arith.subf", "arith.subi"))
+    """``x - y``.
+
+    Raises:
+        FrontendError: both operands are booleans (numpy refuses it too).
+    """
+    where = user_location()
+    if _both_bool(x, y):
+        raise FrontendError(
+            f"subtract at {where}: booleans cannot be subtracted (numpy refuses it too); "
+            "use logical_xor, or cast first")
+    return elementwise("subtract", [x, y], binary_body("arith.subf", "arith.subi"), where)
 
 
 def multiply(x: Value, y: Value) -> Tensor:
-    """``x * y``."""
-    return elementwise("multiply", [x, y], binary_body("arith.mulf", "arith.muli"))
+    """``x * y`` (``and`` on booleans, as numpy)."""
+    where = user_location()
+    if _both_bool(x, y):
+        return elementwise("multiply", [x, y], binary_body("arith.andi", "arith.andi"), where)
+    return elementwise("multiply", [x, y], binary_body("arith.mulf", "arith.muli"), where)
 
 
 def divide(x: Value, y: Value) -> Tensor:
-    """``x / y`` (floating-point types only)."""
-    return elementwise("divide", [x, y], binary_body("arith.divf", None))
+    """``x / y``; integers (and booleans) divide as ``f64``, as numpy."""
+    where = user_location()
+    args, weak = _operands("divide", [x, y], where)
+    dtype = _common_type("divide", args, where, weak)
+    if not dtype.is_float:
+        dtype = f64
+    return elementwise("divide", args, binary_body("arith.divf", None), where, dtype=dtype)
+
+
+def _fmod(block: Body, a: str, b: str, dtype: DType) -> str:
+    """C's ``fmod``. IREE's llvm-cpu cannot link it for f64: ``a - trunc(a / b) * b`` there."""
+    t = dtype.mlir
+    if dtype.name != "f64":
+        return block.op(f"arith.remf {a}, {b}", t)
+    whole = block.op(f"math.trunc {block.op(f'arith.divf {a}, {b}', t)}", t)
+    return block.op(f"arith.subf {a}, {block.op(f'arith.mulf {whole}, {b}', t)}", t)
+
+
+def integer_division(block: Body, a: str, b: str, dtype: DType, want: str) -> str:
+    """numpy's integer floor division or remainder (``want``), without signals:
+    a zero divisor gives 0, ``INT_MIN // -1`` wraps (its remainder is 0)."""
+    t = dtype.mlir
+    zero, one = block.const(dtype, 0), block.const(dtype, 1)
+    by_zero = block.op(f"arith.cmpi eq, {b}, {zero}", t)
+    if dtype.is_unsigned:
+        safe = block.op(f"arith.select {by_zero}, {one}, {b}", t)
+        value = block.op(f"arith.{'divui' if want == 'div' else 'remui'} {a}, {safe}", t)
+        return block.op(f"arith.select {by_zero}, {zero}, {value}", t)
+    minus_one = block.const(dtype, -1)
+    by_minus_one = block.op(f"arith.cmpi eq, {b}, {minus_one}", t)
+    special = block.op(f"arith.ori {by_zero}, {by_minus_one}", "i1")
+    safe = block.op(f"arith.select {special}, {one}, {b}", t)
+    if want == "div":
+        quotient = block.op(f"arith.floordivsi {a}, {safe}", t)
+        negated = block.op(f"arith.subi {zero}, {a}", t)
+        value = block.op(f"arith.select {by_minus_one}, {negated}, {quotient}", t)
+        return block.op(f"arith.select {by_zero}, {zero}, {value}", t)
+    rem = block.op(f"arith.remsi {a}, {safe}", t)
+    # The sign of the divisor: add it to a non-zero remainder of the other sign.
+    nonzero = block.op(f"arith.cmpi ne, {rem}, {zero}", t)
+    differ = block.op(
+        f"arith.xori {block.op(f'arith.cmpi slt, {rem}, {zero}', t)}, "
+        f"{block.op(f'arith.cmpi slt, {b}, {zero}', t)}", "i1")
+    fix = block.op(f"arith.andi {nonzero}, {differ}", "i1")
+    fixed = block.op(f"arith.select {fix}, {block.op(f'arith.addi {rem}, {b}', t)}, {rem}", t)
+    return block.op(f"arith.select {special}, {zero}, {fixed}", t)
+
+
+def _float_divmod(block: Body, a: str, b: str, dtype: DType, want: str) -> str:
+    """numpy's floating-point floor division or remainder (its ``npy_divmod``)."""
+    t = dtype.mlir
+    zero, one = block.const(dtype, 0.0), block.const(dtype, 1.0)
+    mod = _fmod(block, a, b, dtype)
+    nonzero = block.op(f"arith.cmpf une, {mod}, {zero}", t)
+    differ = block.op(
+        f"arith.xori {block.op(f'arith.cmpf olt, {b}, {zero}', t)}, "
+        f"{block.op(f'arith.cmpf olt, {mod}, {zero}', t)}", "i1")
+    fix = block.op(f"arith.andi {nonzero}, {differ}", "i1")
+    if want == "mod":
+        fixed = block.op(f"arith.select {fix}, {block.op(f'arith.addf {mod}, {b}', t)}, {mod}", t)
+        # A zero remainder takes the divisor's sign.
+        signed = block.op(f"math.copysign {zero}, {b}", t)
+        return block.op(f"arith.select {nonzero}, {fixed}, {signed}", t)
+    plain = block.op(f"arith.divf {a}, {b}", t)
+    div = block.op(f"arith.divf {block.op(f'arith.subf {a}, {mod}', t)}, {b}", t)
+    div = block.op(f"arith.select {fix}, {block.op(f'arith.subf {div}, {one}', t)}, {div}", t)
+    floor = block.op(f"math.floor {div}", t)
+    above = block.op(f"arith.cmpf ogt, {block.op(f'arith.subf {div}, {floor}', t)}, "
+                     f"{block.const(dtype, 0.5)}", t)
+    rounded = block.op(
+        f"arith.select {above}, {block.op(f'arith.addf {floor}, {one}', t)}, {floor}", t)
+    # A zero quotient is a zero signed as a / b; a zero divisor gives a / b.
+    signed_zero = block.op(f"math.copysign {zero}, {plain}", t)
+    div_zero = block.op(f"arith.cmpf oeq, {div}, {zero}", t)
+    value = block.op(f"arith.select {div_zero}, {signed_zero}, {rounded}", t)
+    by_zero = block.op(f"arith.cmpf oeq, {b}, {zero}", t)
+    return block.op(f"arith.select {by_zero}, {plain}, {value}", t)
+
+
+def _division(op: str, want: str) -> Callable[[Value, Value], Tensor]:
+    def apply(x: Value, y: Value) -> Tensor:
+        where = user_location()
+
+        def body(block: Body, values: list[str], dtype: DType) -> str:
+            if dtype.is_float:
+                return _float_divmod(block, values[0], values[1], dtype, want)
+            return integer_division(block, values[0], values[1], dtype, want)
+
+        # Booleans divide as i8, as numpy.
+        return elementwise(op, [x, y], body, where, dtype=i8 if _both_bool(x, y) else None)
+
+    return apply
+
+
+floor_divide = _division("floor_divide", "div")
+floor_divide.__doc__ = "``x // y`` (numpy's ``floor_divide``; integer ``x // 0`` is 0)."
+remainder = _division("remainder", "mod")
+remainder.__doc__ = "``x % y`` (numpy's ``remainder``: the divisor's sign; integer ``x % 0`` is 0)."
 
 
 def power(x: Value, y: Value) -> Tensor:
-    """``x ** y`` (floating-point types only)."""
-    return elementwise("power", [x, y], binary_body("math.powf", None))
+    """``x ** y``; integer powers are computed in ``f64`` (exact below 2**53)."""
+    where = user_location()
+    args, weak = _operands("power", [x, y], where)
+    dtype = _common_type("power", args, where, weak)
+    if dtype.is_float:
+        return elementwise("power", args, binary_body("math.powf", None), where, dtype=dtype)
+    if any(isinstance(a, int) and not isinstance(a, bool) and a < 0 for a in args[1:]):
+        raise FrontendError(
+            f"power at {where}: integers to negative integer powers are not allowed (numpy)")
+    wide = elementwise("power", args, binary_body("math.powf", None), where, dtype=f64)
+    return astype(wide, dtype, where)
 
 
 def maximum(x: Value, y: Value) -> Tensor:
     """``numpy.maximum`` (NaN-propagating for floats)."""
-    return elementwise("maximum", [x, y], binary_body("arith.maximumf", "arith.maxsi"))
+    return elementwise("maximum", [x, y],
+                       binary_body("arith.maximumf", "arith.maxsi", "arith.maxui"),
+                       user_location())
 
 
 def minimum(x: Value, y: Value) -> Tensor:
     """``numpy.minimum`` (NaN-propagating for floats)."""
-    return elementwise("minimum", [x, y], binary_body("arith.minimumf", "arith.minsi"))
+    return elementwise("minimum", [x, y],
+                       binary_body("arith.minimumf", "arith.minsi", "arith.minui"),
+                       user_location())
 
 
-def negative(x: Tensor) -> Tensor:
-    """``-x``."""
-
-    def body(block: Body, values: list[str], dtype: DType) -> str:
-        if dtype.is_float:
-            return block.op(f"arith.negf {values[0]}", dtype.mlir)
-        zero = block.const(dtype, 0)
-        return block.op(f"arith.subi {zero}, {values[0]}", dtype.mlir)
-
-    return elementwise("negative", [x], body)
-
-
-def abs(x: Tensor) -> Tensor:
-    """``numpy.abs``."""
-
-    def body(block: Body, values: list[str], dtype: DType) -> str:
-        if dtype.is_float:
-            return block.op(f"math.absf {values[0]}", dtype.mlir)
-        return block.op(f"math.absi {values[0]}", dtype.mlir)
-
-    return elementwise("abs", [x], body)
-
-
-def exp(x: Tensor) -> Tensor:
-    """``numpy.exp``."""
-    return elementwise("exp", [x], _unary_float("math.exp"))
-
-
-def log(x: Tensor) -> Tensor:
-    """``numpy.log``."""
-    return elementwise("log", [x], _unary_float("math.log"))
-
-
-def sqrt(x: Tensor) -> Tensor:
-    """``numpy.sqrt``."""
-    return elementwise("sqrt", [x], _unary_float("math.sqrt"))
-
-
-def tanh(x: Tensor) -> Tensor:
-    """``numpy.tanh``."""
-    return elementwise("tanh", [x], _unary_float("math.tanh"))
-
-
-def relu(x: Tensor) -> Tensor:
-    """``maximum(x, 0)``."""
-
-    def body(block: Body, values: list[str], dtype: DType) -> str:
-        zero = block.const(dtype, 0)
-        op = "arith.maximumf" if dtype.is_float else "arith.maxsi"
-        return block.op(f"{op} {values[0]}, {zero}", dtype.mlir)
-
-    return elementwise("relu", [x], body)
-
-
-def sigmoid(x: Tensor) -> Tensor:
-    """``1 / (1 + exp(-x))``."""
-
-    def body(block: Body, values: list[str], dtype: DType) -> str:
-        if not dtype.is_float:
-            raise FrontendError(f"sigmoid needs a floating-point type, not {dtype}")
-        one = block.const(dtype, 1.0)
-        neg = block.op(f"arith.negf {values[0]}", dtype.mlir)
-        e = block.op(f"math.exp {neg}", dtype.mlir)
-        den = block.op(f"arith.addf {one}, {e}", dtype.mlir)
-        return block.op(f"arith.divf {one}, {den}", dtype.mlir)
-
-    return elementwise("sigmoid", [x], body)
+def clip(x: Value, a_min: Value | None = None, a_max: Value | None = None) -> Tensor:
+    """``numpy.clip``: ``minimum(maximum(x, a_min), a_max)``; either bound may be None."""
+    where = user_location()
+    if a_min is None and a_max is None:
+        raise FrontendError(f"clip at {where}: give a_min, a_max or both")
+    result = x
+    if a_min is not None:
+        result = elementwise("clip", [result, a_min],
+                             binary_body("arith.maximumf", "arith.maxsi", "arith.maxui"), where)
+    if a_max is not None:
+        result = elementwise("clip", [result, a_max],
+                             binary_body("arith.minimumf", "arith.minsi", "arith.minui"), where)
+    assert isinstance(result, Tensor)
+    return result
 
 
 _PREDICATES = {
-    "less": ("olt", "slt"),
-    "less_equal": ("ole", "sle"),
-    "greater": ("ogt", "sgt"),
-    "greater_equal": ("oge", "sge"),
-    "equal": ("oeq", "eq"),
-    "not_equal": ("une", "ne"),
+    "less": ("olt", "slt", "ult"),
+    "less_equal": ("ole", "sle", "ule"),
+    "greater": ("ogt", "sgt", "ugt"),
+    "greater_equal": ("oge", "sge", "uge"),
+    "equal": ("oeq", "eq", "eq"),
+    "not_equal": ("une", "ne", "ne"),
 }
 
 
-def _compare(name: str, x: Value, y: Value) -> Tensor:
-    float_predicate, int_predicate = _PREDICATES[name]
+def compare(name: str, x: Value, y: Value, where: SourceLocation | None = None) -> Tensor:
+    """The comparison ``name`` (``"less"``, ``"equal"``, ...) as an ``i1`` tensor."""
+    float_predicate, int_predicate, unsigned_predicate = _PREDICATES[name]
 
     def body(block: Body, values: list[str], dtype: DType) -> str:
         if dtype.is_float:
             return block.op(f"arith.cmpf {float_predicate}, {values[0]}, {values[1]}", dtype.mlir)
-        return block.op(f"arith.cmpi {int_predicate}, {values[0]}, {values[1]}", dtype.mlir)
+        predicate = unsigned_predicate if dtype.is_unsigned or dtype.is_bool else int_predicate
+        return block.op(f"arith.cmpi {predicate}, {values[0]}, {values[1]}", dtype.mlir)
 
-    return elementwise(name, [x, y], body, user_location(), result=i1)
+    return elementwise(name, [x, y], body, where or user_location(), result=i1)
 
 
 def less(x: Value, y: Value) -> Tensor:
     """``x < y`` (an ``i1`` tensor)."""
-    return _compare("less", x, y)
+    return compare("less", x, y, user_location())
 
 
 def less_equal(x: Value, y: Value) -> Tensor:
     """``x <= y`` (an ``i1`` tensor)."""
-    return _compare("less_equal", x, y)
+    return compare("less_equal", x, y, user_location())
 
 
 def greater(x: Value, y: Value) -> Tensor:
     """``x > y`` (an ``i1`` tensor)."""
-    return _compare("greater", x, y)
+    return compare("greater", x, y, user_location())
 
 
 def greater_equal(x: Value, y: Value) -> Tensor:
     """``x >= y`` (an ``i1`` tensor)."""
-    return _compare("greater_equal", x, y)
+    return compare("greater_equal", x, y, user_location())
 
 
 def equal(x: Value, y: Value) -> Tensor:
-    """``x == y`` (an ``i1`` tensor; ``==`` on traced tensors is identity, not this)."""
-    return _compare("equal", x, y)
+    """``x == y`` (an ``i1`` tensor; also the ``==`` operator)."""
+    return compare("equal", x, y, user_location())
 
 
 def not_equal(x: Value, y: Value) -> Tensor:
-    """``x != y`` (an ``i1`` tensor; unordered for NaN, as numpy)."""
-    return _compare("not_equal", x, y)
+    """``x != y`` (an ``i1`` tensor, true for NaN, as numpy; also ``!=``)."""
+    return compare("not_equal", x, y, user_location())
 
 
-def where(condition: Tensor, x: Value, y: Value) -> Tensor:
-    """``numpy.where(condition, x, y)`` with an ``i1`` condition, broadcast together."""
-    if not isinstance(condition, Tensor) or not condition.dtype.is_bool:
-        raise FrontendError(f"where at {user_location()}: the condition must be an i1 tensor")
+def where(condition: Value, x: Value, y: Value) -> Tensor:
+    """``numpy.where(condition, x, y)`` broadcast together; a condition that is
+    not boolean is compared with zero, as numpy."""
+    here = user_location()
+    if not isinstance(condition, Tensor | np.ndarray):
+        raise FrontendError(
+            f"where at {here}: the condition is {condition!r}, a Python value, not a traced "
+            "tensor: compare tensors elementwise (x == 0.0, fe.equal(x, 0.0), x > y)")
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor) and \
+            not isinstance(condition, Tensor):
+        raise FrontendError(f"where at {here}: x, y or the condition must be a traced tensor")
+    if isinstance(condition, Tensor) and not condition.dtype.is_bool:
+        condition = compare("not_equal", condition, 0, here)
+    elif isinstance(condition, np.ndarray):
+        condition = condition.astype(bool)
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-        raise FrontendError(f"where at {user_location()}: x or y must be a traced tensor")
+        # Both Python numbers: their numpy type.
+        x = np.asarray(x)
 
     def body(block: Body, values: list[str], dtype: DType) -> str:
         return block.op(f"arith.select {values[0]}, {values[1]}, {values[2]}", dtype.mlir)
 
-    return elementwise("where", [condition, x, y], body, user_location(), skip_type_check=[0])
+    return elementwise("where", [condition, x, y], body, here, skip_type_check=[0])
 
 
-def astype(x: Tensor, dtype: DType | str) -> Tensor:
-    """``x.astype(dtype)``: float widths, int <-> float (truncating), int widths, bool."""
-    target = as_dtype(dtype)
+_CASTS_INT = {True: "arith.extui", False: "arith.extsi"}
+
+
+def astype(x: Tensor, dtype: DType | str, where: SourceLocation | None = None) -> Tensor:
+    """``x.astype(dtype)``: between every pair of element types.
+
+    Floats to integers truncate toward zero (NaN and values out of range are
+    undefined, as in numpy); to bool is ``!= 0``.
+    """
+    where = where or user_location()
+    try:
+        target = as_dtype(dtype)
+    except TypeError as err:
+        raise FrontendError(f"astype at {where}: {err}") from None
     source = x.dtype
     if target == source:
         return x
-    width = {"f16": 16, "f32": 32, "f64": 64, "i1": 1, "i32": 32, "i64": 64}
 
     def body(block: Body, values: list[str], _: DType) -> str:
         value = values[0]
@@ -326,41 +512,29 @@ def astype(x: Tensor, dtype: DType | str) -> Tensor:
             zero = block.const(source, 0)
             predicate = "arith.cmpf une" if source.is_float else "arith.cmpi ne"
             return block.op(f"{predicate}, {value}, {zero}", source.mlir)
-        if source.is_float and target.is_float:
-            op = "arith.extf" if width[target.name] > width[source.name] else "arith.truncf"
-        elif source.is_float:
-            op = "arith.fptosi"
-        elif target.is_float:
-            op = "arith.uitofp" if source.is_bool else "arith.sitofp"
-        elif width[target.name] > width[source.name]:
-            op = "arith.extui" if source.is_bool else "arith.extsi"
-        else:
-            op = "arith.trunci"
-        name = block.trace.ssa("b")
-        block.lines.append(
-            f"  {name} = {op} {value} : {source.mlir} to {target.mlir} {block.where.mlir}"
-        )
-        return name
+        return convert(block, value, source, target)
 
-    return elementwise("astype", [x], body, user_location(), result=target)
+    return elementwise("astype", [x], body, where, result=target, dtype=source)
 
 
-def gelu(x: Tensor) -> Tensor:
-    """GELU, tanh approximation: ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
-
-    def body(block: Body, values: list[str], dtype: DType) -> str:
-        if not dtype.is_float:
-            raise FrontendError(f"gelu needs a floating-point type, not {dtype}")
-        t = dtype.mlir
-        v = values[0]
-        cube = block.op(f"arith.mulf {v}, {v}", t)
-        cube = block.op(f"arith.mulf {cube}, {v}", t)
-        inner = block.op(f"arith.mulf {cube}, {block.const(dtype, 0.044715)}", t)
-        inner = block.op(f"arith.addf {v}, {inner}", t)
-        inner = block.op(f"arith.mulf {inner}, {block.const(dtype, math.sqrt(2 / math.pi))}", t)
-        th = block.op(f"math.tanh {inner}", t)
-        one = block.op(f"arith.addf {th}, {block.const(dtype, 1.0)}", t)
-        half = block.op(f"arith.mulf {v}, {block.const(dtype, 0.5)}", t)
-        return block.op(f"arith.mulf {half}, {one}", t)
-
-    return elementwise("gelu", [x], body, user_location())
+def convert(block: Body, value: str, source: DType, target: DType) -> str:
+    """One value of ``source`` as ``target`` (not ``i1``) in a generic's body."""
+    if source.is_float and target.is_float:
+        if {source.name, target.name} == {"f16", "bf16"}:
+            value = convert(block, value, source, as_dtype("f32"))
+            source = as_dtype("f32")
+        op = "arith.extf" if target.bits > source.bits else "arith.truncf"
+    elif source.is_float:
+        op = "arith.fptoui" if target.is_unsigned else "arith.fptosi"
+    elif target.is_float:
+        op = "arith.uitofp" if source.is_bool or source.is_unsigned else "arith.sitofp"
+    elif target.bits > source.bits:
+        op = _CASTS_INT[source.is_bool or source.is_unsigned]
+    elif target.bits < source.bits:
+        op = "arith.trunci"
+    else:
+        return value  # u8 and i8 share their bits
+    name = block.trace.ssa("b")
+    block.lines.append(
+        f"  {name} = {op} {value} : {source.mlir} to {target.mlir} {block.where.mlir}")
+    return name

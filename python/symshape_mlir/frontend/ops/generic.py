@@ -16,12 +16,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from symshape_mlir.frontend.dtypes import DType
+from symshape_mlir.frontend.index import Index
 from symshape_mlir.frontend.source import SourceLocation
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["Body", "Operand", "affine_map", "emit_empty", "emit_fill", "emit_generic"]
+__all__ = [
+    "Body",
+    "Operand",
+    "affine_map",
+    "emit_empty",
+    "emit_empty_sized",
+    "emit_fill",
+    "emit_generic",
+]
 
 
 def affine_map(rank: int, results: Sequence[str]) -> str:
@@ -56,6 +65,10 @@ class Body:
         """A scalar constant of ``dtype``."""
         return self.op(f"arith.constant {dtype.literal(value)}", dtype.mlir)
 
+    def const_index(self, value: int) -> str:
+        """An ``index`` constant."""
+        return self.op(f"arith.constant {value}", "index")
+
 
 def emit_empty(
     trace: FunctionTrace,
@@ -69,6 +82,17 @@ def emit_empty(
     name = trace.ssa("t")
     trace.emit(f"{name} = tensor.empty({', '.join(sizes)}) : {tensor_type(shape, dtype)}", where)
     return name
+
+
+def emit_empty_sized(
+    trace: FunctionTrace, sizes: Sequence[Index], dtype: DType, where: SourceLocation
+) -> tuple[str, Shape]:
+    """Emits ``tensor.empty`` sized by ``index`` values; returns it and its shape."""
+    shape = Shape([s.extent for s in sizes])
+    dynamic = [s.value for s in sizes if s.const is None]
+    name = trace.ssa("t")
+    trace.emit(f"{name} = tensor.empty({', '.join(dynamic)}) : {tensor_type(shape, dtype)}", where)
+    return name, shape
 
 
 def emit_fill(

@@ -13,14 +13,19 @@ Example:
 
 from __future__ import annotations
 
-from symshape_mlir.frontend.dtypes import DType
+import numpy as np
+
+from symshape_mlir.frontend.dtypes import DType, promote
 from symshape_mlir.frontend.errors import AxisConflictError, FrontendError, ShapeError
 from symshape_mlir.frontend.ops.broadcasting import (
     located_broadcast_error,
     read_leading_axes,
 )
+from symshape_mlir.frontend.ops.constants import constant
+from symshape_mlir.frontend.ops.elementwise import astype
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
-from symshape_mlir.frontend.source import user_location
+from symshape_mlir.frontend.ops.shape_ops import drop_unit_axes, insert_unit_axes
+from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.errors import BroadcastError
@@ -42,18 +47,37 @@ def _check_contraction(a: Tensor, b: Tensor, where: object) -> None:
 
 
 def matmul(a: Tensor, b: Tensor) -> Tensor:
-    """``numpy.matmul`` for operands of rank >= 2.
+    """``numpy.matmul``: a 1-D operand is a row (left) or a column (right)
+    vector whose axis is dropped from the result; types are promoted.
 
     Raises:
-        ShapeError: rank < 2, or provably different contraction extents.
+        ShapeError: a 0-d operand, or provably different contraction extents.
         AxisConflictError: contraction axes with two different names.
         BroadcastError: incompatible batch extents.
     """
     where = user_location()
+    if isinstance(a, np.ndarray) and isinstance(b, Tensor):
+        a = constant(b.trace, a, where)
+    if isinstance(b, np.ndarray) and isinstance(a, Tensor):
+        b = constant(a.trace, b, where)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise FrontendError(f"matmul at {where}: both operands must be traced tensors")
+    if a.ndim == 0 or b.ndim == 0:
+        raise ShapeError(f"matmul at {where}: operands must have at least one axis (got "
+                         f"{a.symbolic_shape} and {b.symbolic_shape}); use * for scalars")
     if a.dtype != b.dtype:
-        raise FrontendError(f"matmul at {where}: element types differ ({a.dtype}, {b.dtype})")
+        common = promote(a.dtype, b.dtype)
+        a, b = astype(a, common, where), astype(b, common, where)
+    if a.ndim == 1 or b.ndim == 1:
+        row, column = a.ndim == 1, b.ndim == 1
+        full = _matmul(insert_unit_axes(a, [0], where) if row else a,
+                       insert_unit_axes(b, [1], where) if column else b, where)
+        drop = ([full.ndim - 2] if row else []) + ([full.ndim - 1] if column else [])
+        return drop_unit_axes(full, drop, where)
+    return _matmul(a, b, where)
+
+
+def _matmul(a: Tensor, b: Tensor, where: SourceLocation) -> Tensor:
     try:
         shape = matmul_shape(a.symbolic_shape, b.symbolic_shape)
     except BroadcastError as err:

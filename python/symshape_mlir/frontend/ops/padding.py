@@ -1,8 +1,12 @@
-"""``pad``: numpy's constant padding with static or symbolic widths (``tensor.pad``).
+"""``pad``: numpy's constant padding with static, symbolic or run-time widths (``tensor.pad``).
+
+A width is an ``int``, an exact extent, or a run-time integer (a 0-d
+integer tensor); a negative run-time width fails the call (a run-time
+check), as numpy raises.
 
 Example:
-    >>> def f(x):                                        # x: [batch, 4]
-    ...     return pad(x, [(0, 1), (2, 2)], 0.0)         # [batch + 1, 8]
+    >>> def f(x, k):                                     # x: [batch, 4], k: 0-d i64
+    ...     return pad(x, [(0, 1), (2, k)], 0.0)         # [batch + 1, 6 + k]
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Sequence
 from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.index import IndexBuilder, is_runtime_integer
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
@@ -19,7 +24,7 @@ from symshape_mlir.shapes.shape import Shape
 
 __all__ = ["pad", "pad_extent"]
 
-Width = int | Expr | ShapeExtent
+Width = int | Expr | ShapeExtent | Tensor
 
 
 def pad_extent(op: str, item: Width, x: Tensor, where: SourceLocation) -> ShapeExtent:
@@ -41,10 +46,19 @@ def pad_extent(op: str, item: Width, x: Tensor, where: SourceLocation) -> ShapeE
 
 
 def _width(item: Width, x: Tensor, where: SourceLocation) -> tuple[str, ShapeExtent]:
-    extent = pad_extent("pad", item, x, where)
-    if isinstance(extent.expr, Const):
-        return str(extent.expr.value), extent
-    return x.trace.materialize(extent, where), extent
+    if not is_runtime_integer(item):
+        extent = pad_extent("pad", item, x, where)
+        if isinstance(extent.expr, Const):
+            return str(extent.expr.value), extent
+        return x.trace.materialize(extent, where), extent
+    b = IndexBuilder(x.trace, where)
+    width = b.size(item, "pad", "pad width")
+    trace = x.trace
+    nonnegative = trace.ssa("i")
+    trace.emit(f"{nonnegative} = arith.cmpi sge, {width.value}, {b.ssa(b.const(0))} : index",
+               where)
+    trace.check(nonnegative, "a pad width is negative", where)
+    return width.value, width.extent
 
 
 def pad(
@@ -55,12 +69,12 @@ def pad(
     """``numpy.pad(x, pad_width, constant_values=...)`` (mode ``"constant"``).
 
     ``pad_width`` is one width for every side, ``(before, after)`` for every
-    axis, or one ``(before, after)`` per axis; widths are ``int`` or exact
-    extents.
+    axis, or one ``(before, after)`` per axis; widths are ``int``, exact
+    extents or run-time integers.
     """
     where = user_location()
     widths: list[tuple[Width, ...]]
-    if isinstance(pad_width, int | Expr | ShapeExtent):
+    if isinstance(pad_width, int | Expr | ShapeExtent | Tensor):
         widths = [(pad_width, pad_width)] * x.ndim
     else:
         items = list(pad_width)
@@ -78,9 +92,12 @@ def pad(
     shape = Shape([e + lo[1] + hi[1] for e, lo, hi in zip(x.shape, low, high, strict=True)])
     trace = x.trace
     value = trace.ssa("s")
-    trace.emit(
-        f"{value} = arith.constant {x.dtype.literal(constant_values)} : {x.dtype.mlir}", where
-    )
+    try:
+        literal = x.dtype.literal(constant_values)
+    except (OverflowError, TypeError, ValueError) as err:
+        raise FrontendError(f"pad at {where}: constant_values {constant_values!r}: {err}") \
+            from None
+    trace.emit(f"{value} = arith.constant {literal} : {x.dtype.mlir}", where)
     name = trace.ssa("pad")
     indices = ", ".join(f"%p{name[1:]}_{k}: index" for k in range(x.ndim))
     trace.lines.append(

@@ -1,10 +1,14 @@
-"""Reductions: ``sum``, ``mean``, ``max``, ``min`` with ``axis`` and ``keepdims``.
+"""Reductions: ``sum prod mean max min all any`` with ``axis`` and ``keepdims``.
 
 Shapes come from :func:`symshape_mlir.shapes.reduce_shape` (``axis=None``
 reduces everything to rank 0). Each reduction is a ``linalg.generic`` with
 ``reduction`` iterators into a filled accumulator; ``keepdims`` re-inserts
-the reduced axes with ``tensor.expand_shape``. ``mean`` divides by the
-element count read at run time (``NaN`` for an empty reduction, as numpy).
+the reduced axes with ``tensor.expand_shape``. Types follow numpy: ``sum``
+and ``prod`` of booleans and of integers narrower than 64 bits are ``i64``,
+``mean`` of integers is ``f64``, ``all`` and ``any`` are ``i1``. ``mean``
+divides by the element count read at run time (``NaN`` for an empty
+reduction, as numpy); ``max`` and ``min`` of an empty float reduction are
+``-inf`` and ``inf`` (numpy raises).
 
 Example:
     >>> def f(x):                        # x: [batch, seq, 64]
@@ -15,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from symshape_mlir.frontend.dtypes import DType
-from symshape_mlir.frontend.errors import ShapeError
+from symshape_mlir.frontend.dtypes import DType, i1, i64, u64
+from symshape_mlir.frontend.errors import FrontendError, ShapeError
+from symshape_mlir.frontend.ops.elementwise import astype, elementwise
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
 from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes
 from symshape_mlir.frontend.source import SourceLocation, user_location
@@ -24,12 +29,37 @@ from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.rules import normalize_axes, reduce_shape
 
-__all__ = ["COMBINE", "identity", "max", "mean", "min", "reduce", "sum"]
+__all__ = [
+    "COMBINE",
+    "all",
+    "any",
+    "combine_op",
+    "identity",
+    "max",
+    "mean",
+    "min",
+    "prod",
+    "reduce",
+    "reduced_axes",
+    "sum",
+]
 
 Axis = int | Sequence[int] | None
 
 
-def _axes(op: str, x: Tensor, axis: Axis, where: SourceLocation) -> tuple[int, ...]:
+def reduced_axes(op: str, x: Tensor, axis: Axis, where: SourceLocation) -> tuple[int, ...]:
+    """The axes ``axis`` names (all for None), normalized.
+
+    Raises:
+        ShapeError: an axis out of range, or named twice.
+        FrontendError: an axis that is not an int.
+    """
+    items = (axis,) if isinstance(axis, int) else axis
+    # (`any` and `all` are this module's reductions.)
+    if axis is not None and (isinstance(axis, bool) or not isinstance(items, Sequence) or [
+            a for a in items if isinstance(a, bool) or not isinstance(a, int)]):
+        raise FrontendError(f"{op} at {where}: axis must be an int, a sequence of ints or "
+                            f"None, not {axis!r}")
     if axis is None:
         return tuple(range(x.ndim))
     try:
@@ -44,19 +74,27 @@ def identity(kind: str, dtype: DType) -> float | int:
         return 0.0 if dtype.is_float else 0
     if kind == "prod":
         return 1.0 if dtype.is_float else 1
-    bits = 8 * dtype.numpy.itemsize
     if kind == "max":
-        return float("-inf") if dtype.is_float else -(2 ** (bits - 1))
-    return float("inf") if dtype.is_float else 2 ** (bits - 1) - 1
+        return float("-inf") if dtype.is_float else dtype.int_range[0]
+    return float("inf") if dtype.is_float else dtype.int_range[1]
 
 
-#: Per reduction kind, its combining op for (floating-point, integer) types.
+#: Per reduction kind, its combining op for (floating-point, signed integer) types.
 COMBINE = {
     "sum": ("arith.addf", "arith.addi"),
     "prod": ("arith.mulf", "arith.muli"),
     "max": ("arith.maximumf", "arith.maxsi"),
     "min": ("arith.minimumf", "arith.minsi"),
 }
+_UNSIGNED = {"sum": "arith.addi", "prod": "arith.muli", "max": "arith.maxui",
+             "min": "arith.minui"}
+
+
+def combine_op(kind: str, dtype: DType) -> str:
+    """The op combining two values of ``dtype`` in a reduction of ``kind``."""
+    if dtype.is_float:
+        return COMBINE[kind][0]
+    return _UNSIGNED[kind] if dtype.is_unsigned or dtype.is_bool else COMBINE[kind][1]
 
 
 def reduce(
@@ -69,7 +107,9 @@ def reduce(
 ) -> Tensor:
     """Reduces ``x`` over ``axis`` with ``kind`` (``"sum"``, ``"prod"``, ``"max"`` or ``"min"``)."""
     where = where or user_location()
-    axes = _axes(kind, x, axis, where)
+    axes = reduced_axes(kind, x, axis, where)
+    if kind in ("sum", "prod") and not x.dtype.is_float and (x.dtype.is_bool or x.dtype.bits < 64):
+        x = astype(x, u64 if x.dtype.is_unsigned else i64, where)
     reduced = set(axes)
     kept = [a for a in range(x.ndim) if a not in reduced]
     shape = reduce_shape(x.symbolic_shape, axes)
@@ -78,11 +118,10 @@ def reduce(
     filled = emit_fill(
         trace, init, x.dtype, identity(kind, x.dtype), tensor_type(shape, x.dtype), where
     )
-    float_op, int_op = COMBINE[kind]
     dtype = x.dtype
+    op = combine_op(kind, dtype)
 
     def body(block: Body, args: list[str]) -> str:
-        op = float_op if dtype.is_float else int_op
         return block.op(f"{op} {args[0]}, {args[1]}", dtype.mlir)
 
     loops = [f"d{a}" for a in range(x.ndim)]
@@ -119,13 +158,26 @@ def min(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
     return reduce("min", x, axis, keepdims=keepdims, where=user_location())
 
 
-def mean(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
-    """``numpy.mean`` (floating-point types only)."""
+def prod(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
+    """``numpy.prod``."""
+    return reduce("prod", x, axis, keepdims=keepdims, where=user_location())
+
+
+def all(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
+    """``numpy.all`` (an ``i1`` tensor; true for an empty reduction)."""
     where = user_location()
-    if not x.dtype.is_float:
-        raise ShapeError(f"mean at {where}: needs a floating-point type, not {x.dtype}")
-    axes = _axes("mean", x, axis, where)
-    total = reduce("sum", x, axes, keepdims=keepdims, where=where)
+    return reduce("min", astype(x, i1, where), axis, keepdims=keepdims, where=where)
+
+
+def any(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
+    """``numpy.any`` (an ``i1`` tensor; false for an empty reduction)."""
+    where = user_location()
+    return reduce("max", astype(x, i1, where), axis, keepdims=keepdims, where=where)
+
+
+def element_count(x: Tensor, axes: Sequence[int], dtype: DType, where: SourceLocation) -> str:
+    """The number of elements ``axes`` of ``x`` hold, read at run time, as a
+    scalar of the float type ``dtype``."""
     trace = x.trace
     count = trace.index_const(1, where)
     for a in axes:
@@ -136,8 +188,18 @@ def mean(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
     wide = trace.ssa("i")
     trace.emit(f"{wide} = arith.index_cast {count} : index to i64", where)
     scalar = trace.ssa("s")
-    trace.emit(f"{scalar} = arith.sitofp {wide} : i64 to {x.dtype.mlir}", where)
-    from symshape_mlir.frontend.ops.elementwise import elementwise
+    trace.emit(f"{scalar} = arith.sitofp {wide} : i64 to {dtype.mlir}", where)
+    return scalar
+
+
+def mean(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
+    """``numpy.mean`` (integers as ``f64``)."""
+    where = user_location()
+    if not x.dtype.is_float:
+        x = astype(x, "f64", where)
+    axes = reduced_axes("mean", x, axis, where)
+    total = reduce("sum", x, axes, keepdims=keepdims, where=where)
+    scalar = element_count(x, axes, x.dtype, where)
 
     def body(block: Body, values: list[str], dtype: DType) -> str:
         return block.op(f"arith.divf {values[0]}, {scalar}", dtype.mlir)

@@ -20,13 +20,16 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
-from symshape_mlir.extent.expr import Const, Expr, Prod, Sum, Sym
+import numpy as np
+
+from symshape_mlir.extent.expr import Const, Expr, Sym
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent, UpperBound
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.frontend.dtypes import DType
 from symshape_mlir.frontend.errors import AxisConflictError, FrontendError, ShapeError
+from symshape_mlir.frontend.index import Index, IndexBuilder, is_runtime_integer
 from symshape_mlir.frontend.ops.broadcasting import (
     emit_broadcast_in_dim,
     is_one,
@@ -39,6 +42,7 @@ from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import BoundOrigin, FunctionTrace, tensor_type
 from symshape_mlir.shapes.broadcast import broadcast_shapes
 from symshape_mlir.shapes.errors import BroadcastError
+from symshape_mlir.shapes.reshape import factors, never_divides, numel, reshape_hole
 from symshape_mlir.shapes.rules import normalize_axes
 from symshape_mlir.shapes.shape import Shape, axis_name
 from symshape_mlir.shapes.unify import unify_extents
@@ -51,10 +55,11 @@ __all__ = [
     "expand_dims",
     "reshape",
     "squeeze",
+    "swapaxes",
     "transpose",
 ]
 
-ShapeTarget = int | str | Expr | ShapeExtent
+ShapeTarget = int | str | Expr | ShapeExtent | Tensor
 
 
 def _target_extent(
@@ -78,50 +83,13 @@ def _target_extent(
     return Exact(Const(item))
 
 
-def _numel(dims: Sequence[ShapeExtent]) -> ShapeExtent:
-    return functools.reduce(operator.mul, dims, Exact(Const(1)))
-
-
 def _const(extent: ShapeExtent) -> int | None:
     return extent.expr.value if extent.is_exact and isinstance(extent.expr, Const) else None
 
 
-def _factors(dims: Sequence[ShapeExtent]) -> tuple[int, list[Expr]]:
-    """The constant and the symbolic factors (with repeats) of a product of extents."""
-    constant, factors = 1, []
-    for extent in dims:
-        expr = extent.expr
-        assert expr is not None
-        if isinstance(expr, Const):
-            constant *= expr.value
-        elif isinstance(expr, Sum) and expr.const == 0 and len(expr.terms) == 1:
-            term, coef = expr.terms[0]
-            constant *= coef
-            sub_constant, sub_factors = _factors([Exact(term)])
-            constant *= sub_constant
-            factors.extend(sub_factors)
-        elif isinstance(expr, Prod):
-            factors.extend(f for f, power in expr.factors for _ in range(power))
-        else:
-            factors.append(expr)
-    return constant, factors
-
-
-def _quotient(dims: Sequence[ShapeExtent], known: Sequence[ShapeExtent]) -> ShapeExtent:
-    """``prod(dims) / prod(known)`` for ``-1``: cancelled factor by factor when
-    ``known``'s factors are among ``dims``' (``[batch, seq, 4]`` by ``[seq, 4]``
-    is ``batch``), else a ``floordiv``."""
-    total, have = _factors(dims)
-    part, want = _factors(known)
-    remaining = list(have)
-    for factor in want:
-        if factor not in remaining:
-            break
-        remaining.remove(factor)
-    else:
-        if part and total % part == 0:
-            return _numel([Exact(Const(total // part)), *(Exact(f) for f in remaining)])
-    return _numel(dims) // _numel(known)
+def _listed(shape: Sequence[Any]) -> str:
+    """A reshape target as the user wrote it: ``(batch, 4, -1)``."""
+    return "(" + ", ".join(str(item) for item in shape) + ")"
 
 
 def _divides(a: tuple[int, list[Expr]], b: tuple[int, list[Expr]]) -> bool:
@@ -146,16 +114,16 @@ def reshape_groups(
     i = j = 0
     while i < len(source) and j < len(target):
         gs, gt = [i], [j]
-        ps, pt = _factors([source[i]]), _factors([target[j]])
+        ps, pt = factors([source[i]]), factors([target[j]])
         i, j = i + 1, j + 1
         while (ps[0], sorted(map(str, ps[1]))) != (pt[0], sorted(map(str, pt[1]))):
             if _divides(ps, pt) and i < len(source):
                 gs.append(i)
-                ps = _factors([source[k] for k in gs])
+                ps = factors([source[k] for k in gs])
                 i += 1
             elif _divides(pt, ps) and j < len(target):
                 gt.append(j)
-                pt = _factors([target[k] for k in gt])
+                pt = factors([target[k] for k in gt])
                 j += 1
             else:
                 return None
@@ -184,7 +152,7 @@ def _reshape_by_groups(x: Tensor, target: Shape, where: SourceLocation) -> Tenso
     trace = x.trace
     current = x
     if any(len(gs) != 1 for gs, _ in groups):
-        merged = Shape([_numel([x.shape[k] for k in gs]) for gs, _ in groups])
+        merged = Shape([numel([x.shape[k] for k in gs]) for gs, _ in groups])
         name = trace.ssa("q")
         trace.emit(
             f"{name} = tensor.collapse_shape {x.value} {_reassociation([gs for gs, _ in groups])}"
@@ -218,6 +186,9 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
     """
     where = user_location()
     trace = x.trace
+    shape = [int(item) if isinstance(item, np.integer) else item for item in shape]
+    if any(is_runtime_integer(item) for item in shape):
+        return _reshape_to_values(x, shape, where)
     holes = [i for i, item in enumerate(shape) if isinstance(item, int) and item == -1]
     if len(holes) > 1:
         raise ShapeError(f"reshape at {where}: more than one -1 in {list(shape)}")
@@ -235,12 +206,17 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
             where,
             f", and target extent {holes[0]} (-1) would be inferred from it",
         )
-        divisor = _numel(known)
+        divisor = numel(known)
         if _const(divisor) == 0:
             raise ShapeError(f"reshape at {where}: cannot infer -1 with a zero-size target")
-        dims[holes[0]] = _quotient(x.shape, known)
+        if never_divides(x.shape, known):
+            raise ShapeError(
+                f"reshape at {where}: cannot reshape {x.symbolic_shape} "
+                f"({numel(x.shape).expr} elements) into {_listed(shape)}: the element count "
+                f"is never a multiple of {divisor.expr}")
+        dims[holes[0]] = reshape_hole(x.shape, known)
     target = Shape([d for d in dims if d is not None])
-    before, after = _numel(x.shape), _numel(target.dims)
+    before, after = numel(x.shape), numel(target.dims)
     if isinstance(before, Exact) and isinstance(after, Exact) and \
             prove_eq(before.expr, after.expr) is False:
         raise ShapeError(
@@ -250,7 +226,7 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
     grouped = _reshape_by_groups(x, target, where)
     if grouped is not None:
         return grouped
-    payload, operands = trace.payload(target.dims, 1, reuse=[x])
+    payload, operands = trace.payload(target.dims, 1, reuse=[x], op="reshape", where=where)
     name = trace.ssa("r")
     values = ", ".join(t.value for t in [x, *operands])
     types = ", ".join(t.mlir_type for t in [x, *operands])
@@ -259,6 +235,46 @@ def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
         f"{tensor_type(target, x.dtype)}",
         where,
     )
+    return Tensor(trace, name, target, x.dtype)
+
+
+def _reshape_to_values(x: Tensor, shape: Sequence[Any], where: SourceLocation) -> Tensor:
+    """A reshape with run-time integers among its targets: ``tensor.reshape`` to
+    an ``i64`` shape tensor of ``index`` values (a ``-1`` is the element count
+    ``floordiv`` the others'; the count is checked at run time)."""
+    trace = x.trace
+    b = IndexBuilder(trace, where)
+    holes = [i for i, item in enumerate(shape) if isinstance(item, int) and item == -1]
+    if len(holes) > 1:
+        raise ShapeError(f"reshape at {where}: more than one -1 in {list(shape)}")
+    trace.require_exact("reshape", "input extent", x.shape, where)
+    sizes: list[Index | None] = [
+        None if i in holes else b.size(item, "reshape", f"target extent {i}")
+        for i, item in enumerate(shape)]
+    for size in sizes:
+        if size is not None and size.const is not None and size.const < 0:
+            raise FrontendError(f"reshape at {where}: negative extent {size.const}")
+    if holes:
+        numel = functools.reduce(b.mul, [b.dim(x, a) for a in range(x.ndim)], b.const(1))
+        known = functools.reduce(b.mul, [s for s in sizes if s is not None], b.const(1))
+        if known.const == 0:
+            raise ShapeError(f"reshape at {where}: cannot infer -1 with a zero-size target")
+        sizes[holes[0]] = b.floordiv(numel, known)
+    targets = [s for s in sizes if s is not None]
+    elements = []
+    for size in targets:
+        value = trace.ssa("i")
+        trace.emit(f"{value} = arith.index_cast {b.ssa(size)} : index to i64", where)
+        elements.append(value)
+    target = Shape([s.extent for s in targets])
+    shape_value = trace.ssa("shape")
+    shape_type = f"tensor<{len(targets)}xi64>"
+    trace.emit(f"{shape_value} = tensor.from_elements {', '.join(elements)} : {shape_type}",
+               where)
+    name = trace.ssa("r")
+    trace.emit(
+        f"{name} = tensor.reshape {x.value}({shape_value}) : ({x.mlir_type}, {shape_type}) -> "
+        f"{tensor_type(target, x.dtype)}", where)
     return Tensor(trace, name, target, x.dtype)
 
 
@@ -282,6 +298,18 @@ def transpose(x: Tensor, axes: Sequence[int] | None = None) -> Tensor:
         where,
     )
     return Tensor(trace, name, shape, x.dtype)
+
+
+def swapaxes(x: Tensor, axis1: int, axis2: int) -> Tensor:
+    """``numpy.swapaxes``: ``x`` with two axes exchanged (``linalg.transpose``)."""
+    where = user_location()
+    try:
+        a, b = (normalize_axes((axis,), x.ndim)[0] for axis in (axis1, axis2))
+    except ShapeError as err:
+        raise ShapeError(f"swapaxes at {where}: {err}") from None
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, perm)
 
 
 def broadcast_to(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:

@@ -25,6 +25,7 @@ __all__ = [
     "local_extents",
     "product",
     "raw_scalar",
+    "read_elements",
     "result_dims",
     "same_dims",
     "same_size",
@@ -129,10 +130,41 @@ def is_integer_like(type_: ir.Type) -> bool:
 def raw_scalar(state: InferenceState, value: ir.Value) -> ShapeExtent:
     """What is known of the raw value of a 0-d integer tensor: its element,
     else an integer of unknown sign (:meth:`InferenceState.fresh_signed`)."""
-    elements = state.elements(value)
+    elements = read_elements(state, value)
     if elements is not None and len(elements) == 1 and elements[0].strength is not _UNKNOWN:
         return elements[0]
     return state.fresh_signed(("raw", value))
+
+
+def read_elements(state: InferenceState, value: ir.Value) -> tuple[ShapeExtent, ...] | None:
+    """The elements of a 0-d/1-D integer tensor that a rule reads as sizes.
+
+    Those :meth:`InferenceState.elements` propagates; for a function
+    argument (a 0-d or short static 1-D integer tensor) whose elements are
+    not known, each element is an integer of unknown sign, one per position
+    (keyed ``("raw", arg)`` for a 0-d one, ``("raw", arg, i)`` for element
+    ``i``): a runtime reads them from the call's arguments before launch
+    (:meth:`InferenceState.value_symbols` with ``position``).
+    """
+    elements = state.elements(value)
+    if elements is not None or not _is_argument(value):
+        return elements
+    type_ = value.type
+    if not isinstance(type_, ir.RankedTensorType) or not is_integer_like(type_.element_type):
+        return None
+    if type_.rank == 0:
+        return (state.fresh_signed(("raw", value)),)
+    if type_.rank == 1 and 0 <= type_.shape[0] <= MAX_ELEMENTS:
+        return tuple(state.fresh_signed(("raw", value, i)) for i in range(type_.shape[0]))
+    return None
+
+
+def _is_argument(value: ir.Value) -> bool:
+    """Whether ``value`` is an argument of a function (its entry block's)."""
+    if not isinstance(value, ir.BlockArgument):
+        return False
+    parent = value.owner.owner
+    return parent is not None and parent.operation.name == "func.func"
 
 
 def size_extent(

@@ -55,6 +55,7 @@ from symshape_mlir.inference.rules.common import (
     int_attr,
     is_integer_like,
     product,
+    read_elements,
     result_dims,
     same_dims,
     same_size,
@@ -274,7 +275,7 @@ def _extract_slice(op: ir.Operation, state: InferenceState) -> Facts:
     kept = _kept_axes(dense_i64(op, "static_sizes", state), reduced) \
         if len(reduced) < len(sizes) else range(len(sizes))
     elements = None
-    source = state.elements(operands[0])
+    source = read_elements(state, operands[0])
     if source is not None and len(sizes) == 1:
         offsets = _constants(mixed_sizes(op, state, "static_offsets", segment(op, 1, operands),
                                          sizes=False))
@@ -369,7 +370,7 @@ def _signed_value(state: InferenceState, value: ir.Value) -> ShapeExtent:
 
 def _same_elements(op: ir.Operation, state: InferenceState) -> tuple[ShapeExtent, ...] | None:
     """The source's elements, for a reshaping op between short integer tensors."""
-    elements = state.elements(op.operands[0])
+    elements = read_elements(state, op.operands[0])
     return elements if elements is not None and propagates_elements(op.result.type) else None
 
 
@@ -393,7 +394,7 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
     source_value, shape_value = op.operands
     source = state.shape(source_value, op)
     rank = ir.RankedTensorType(op.result.type).rank
-    elements = state.elements(shape_value)
+    elements = read_elements(state, shape_value)
     targets: list[ShapeExtent] = list(elements) \
         if elements is not None and len(elements) == rank else [UNKNOWN] * rank
     for axis, target in enumerate(targets):
@@ -491,7 +492,7 @@ def _from_elements(op: ir.Operation, state: InferenceState) -> Facts:
 @register("tensor.extract")
 def _extract(op: ir.Operation, state: InferenceState) -> Facts:
     operands = list(op.operands)
-    elements = state.elements(operands[0])
+    elements = read_elements(state, operands[0])
     if elements is None or len(operands) > 2:
         return [ValueFacts(value=UNKNOWN)]
     if len(operands) == 1:

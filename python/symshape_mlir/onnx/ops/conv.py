@@ -1,5 +1,5 @@
-"""Convolution, pooling and padding: Conv, MaxPool, AveragePool, GlobalAveragePool,
-GlobalMaxPool and Pad (constant mode).
+"""Convolution, pooling and padding: Conv, ConvTranspose, MaxPool, AveragePool,
+GlobalAveragePool, GlobalMaxPool and Pad (constant mode).
 
 ``auto_pad`` maps onto the frontend's pad modes (``SAME_UPPER`` is
 ``"same_upper"``: output ``ceil(in / stride)``, the odd pad at the end), and
@@ -16,14 +16,23 @@ Example:
 
 from __future__ import annotations
 
-from symshape_mlir.frontend.ops.conv import Pads, conv, pool
+from typing import cast
+
+from symshape_mlir.extent import canon
+from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.guarantee import Exact, ShapeExtent
+from symshape_mlir.extent.prove import prove_le, prove_nonnegative
+from symshape_mlir.frontend.ops.conv import Pads, conv, conv_transpose, pool
 from symshape_mlir.frontend.ops.indexing import getitem
 from symshape_mlir.frontend.ops.padding import pad
 from symshape_mlir.frontend.ops.reductions import mean, reduce
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.ops.abstract import abstract
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Value
+from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.shapes.windows import transposed_extent, transposed_pads, window
 
 __all__: list[str] = []
 
@@ -84,6 +93,31 @@ def conv_(node: NodeContext) -> list[Value]:
     )]
 
 
+@importer("ConvTranspose", since=11)
+def conv_transpose_(node: NodeContext) -> list[Value]:
+    x = _spatial_input(node)
+    w = node.tensor(1, "W")
+    spatial = x.ndim - 2
+    if node.has_attr("output_shape"):
+        node.error("the output_shape attribute is not supported (give pads instead)")
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    pads: str | list[tuple[int, int]]
+    if auto_pad != "NOTSET":
+        pads = cast(str, _pads(node, spatial))
+    else:
+        widths = _ints(node, "pads", 2 * spatial, 0)
+        pads = [(widths[i], widths[spatial + i]) for i in range(spatial)]
+    bias = node.tensor(2, "B") if node.has(2) else None
+    return [conv_transpose(
+        x, w, bias,
+        strides=_ints(node, "strides", spatial, 1),
+        dilations=_ints(node, "dilations", spatial, 1),
+        pads=pads,
+        output_padding=_ints(node, "output_padding", spatial, 0),
+        groups=int(node.attr("group", 1)),
+    )]
+
+
 def _pool(node: NodeContext, kind: str) -> Tensor:
     x = _spatial_input(node)
     spatial = x.ndim - 2
@@ -124,25 +158,139 @@ def pad_(node: NodeContext) -> list[Value]:
     if mode != "constant":
         node.error(f"mode {mode!r} is not supported (constant is)")
     x = node.tensor(0)
-    pads = node.ints(1, "pads")
-    axes = list(range(x.ndim))
-    if node.has(3):
-        axes = [node.axis(a, x.ndim, "axes entry") for a in node.ints(3, "axes")]
-    if len(pads) != 2 * len(axes):
-        node.error(f"pads has {len(pads)} entries, not 2 per axis ({2 * len(axes)})")
     value: float | int = 0
     if node.has(2):
         array = node.literal(2, "constant_value")
         if array.size != 1:
             node.error(f"constant_value must be one value, not {array.size}")
         value = array.reshape(-1)[0].item()
-    widths = [(0, 0)] * x.ndim
-    crops = [slice(None)] * x.ndim
-    for i, axis in enumerate(axes):
-        low, high = pads[i], pads[len(axes) + i]
-        widths[axis] = (max(low, 0), max(high, 0))
-        if low < 0 or high < 0:
-            crops[axis] = slice(-low if low < 0 else None, high if high < 0 else None)
+    widths: list[tuple[int | Expr, int | Expr]] = [(0, 0)] * x.ndim
+    crops: list[slice] = [slice(None)] * x.ndim
+    for axis, low, high in _pad_widths(node, x.ndim):
+        widths[axis] = (_grown(low), _grown(high))
+        before, after = _cut(low), _cut(high)
+        if before or after:
+            extent = x.shape[axis].expr
+            if extent is None or not x.shape[axis].is_exact:
+                node.error(f"axis {axis} is {x.shape[axis]}, not an exact extent to crop")
+            crops[axis] = slice(before or None, canon.sub(extent, after) if after else None)
     if any(c != slice(None) for c in crops):
         x = getitem(x, tuple(crops))
-    return [pad(x, widths, value) if any(lo or hi for lo, hi in widths) else x]
+    grown = any(not (isinstance(w, int) and w == 0) for pair in widths for w in pair)
+    return [pad(x, widths, value) if grown else x]
+
+
+def _pad_widths(node: NodeContext, rank: int) -> list[tuple[int, Expr, Expr]]:
+    """``Pad``'s ``(axis, before, after)`` widths (negative ones crop)."""
+    pads = list(node.known(1, "pads").elements)
+    axes = list(range(rank))
+    if node.has(3):
+        axes = [node.axis(a, rank, "axes entry") for a in node.ints(3, "axes")]
+    if len(pads) != 2 * len(axes):
+        node.error(f"pads has {len(pads)} entries, not 2 per axis ({2 * len(axes)})")
+    return [(axis, _width(node, pads[i], i), _width(node, pads[len(axes) + i], len(axes) + i))
+            for i, axis in enumerate(axes)]
+
+
+def _width(node: NodeContext, e: Expr, index: int) -> Expr:
+    """A pad width whose sign is known (positive pads, negative crops)."""
+    if isinstance(e, Const) or prove_nonnegative(e) or prove_le(e, 0):
+        return e
+    node.error(f"pads element {index} is {e}, whose sign depends on the binding")
+
+
+def _grown(e: Expr) -> int | Expr:
+    if isinstance(e, Const):
+        return max(e.value, 0)
+    return e if prove_nonnegative(e) else 0
+
+
+def _cut(e: Expr) -> Expr | int:
+    """How much a negative width crops (0 for a pad)."""
+    if isinstance(e, Const):
+        return max(-e.value, 0)
+    return 0 if prove_nonnegative(e) else canon.neg(e)
+
+
+# -- shape rules --------------------------------------------------------------------------
+
+
+def _spatial_shape(node: NodeContext) -> Shape:
+    shape = node.shape(0)
+    if shape.rank < 3:
+        node.error(f"the input must have rank 3 or more ([N, C, spatial...]), not {shape.rank}")
+    return shape
+
+
+def _windowed(node: NodeContext, shape: Shape, channels: ShapeExtent, kernel: list[int],
+              ceil_mode: bool) -> list[Value]:
+    spatial = shape.rank - 2
+    pads = _pads(node, spatial)
+    strides = _ints(node, "strides", spatial, 1)
+    dilations = _ints(node, "dilations", spatial, 1)
+    outs = []
+    for axis in range(spatial):
+        extent = shape[2 + axis]
+        if not extent.is_exact or extent.expr is None:
+            node.error(f"spatial axis {axis} is {extent}, not an exact extent")
+        pair = pads if isinstance(pads, str) else cast(list[tuple[int, int]], pads)[axis]
+        outs.append(Exact(window(extent.expr, kernel[axis], strides[axis], dilations[axis], pair,
+                                 ceil_mode).out))
+    return [abstract(Shape([shape[0], channels, *outs]), node.element_type(0))]
+
+
+@shape_rule("Conv", since=11)
+def conv_rule(node: NodeContext) -> list[Value]:
+    shape, weights = _spatial_shape(node), node.shape(1)
+    kernel = [int(e.expr.value) for e in weights[2:]  # type: ignore[union-attr]
+              if e.is_exact and isinstance(e.expr, Const)]
+    if len(kernel) != shape.rank - 2:
+        node.error("kernel extents must be static")
+    return _windowed(node, shape, weights[0], kernel, False)
+
+
+@shape_rule("MaxPool", "AveragePool", since=11)
+def pool_rule(node: NodeContext) -> list[Value]:
+    shape = _spatial_shape(node)
+    return _windowed(node, shape, shape[1], _kernel(node, shape.rank - 2),
+                     bool(node.attr("ceil_mode", 0)))
+
+
+@shape_rule("GlobalAveragePool", "GlobalMaxPool", since=1)
+def global_pool_rule(node: NodeContext) -> list[Value]:
+    shape = _spatial_shape(node)
+    return [abstract(Shape([shape[0], shape[1], *([Exact(1)] * (shape.rank - 2))]),
+                     node.element_type(0))]
+
+
+@shape_rule("ConvTranspose", since=11)
+def conv_transpose_rule(node: NodeContext) -> list[Value]:
+    shape, weights = _spatial_shape(node), node.shape(1)
+    spatial = shape.rank - 2
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    mode = _AUTO_PAD.get(auto_pad) if auto_pad != "NOTSET" else None
+    widths = _ints(node, "pads", 2 * spatial, 0)
+    strides = _ints(node, "strides", spatial, 1)
+    dilations = _ints(node, "dilations", spatial, 1)
+    extra = _ints(node, "output_padding", spatial, 0)
+    outs = []
+    for axis in range(spatial):
+        kernel, extent = weights[2 + axis], shape[2 + axis]
+        if not (kernel.is_exact and isinstance(kernel.expr, Const)) or extent.expr is None:
+            node.error("kernel extents must be static and input extents exact")
+        k = kernel.expr.value
+        pads = transposed_pads(k, strides[axis], dilations[axis],
+                               mode or (widths[axis], widths[spatial + axis]), extra[axis])
+        outs.append(Exact(transposed_extent(extent.expr, k, strides[axis], dilations[axis], pads,
+                                            extra[axis])))
+    filters = weights[1] * int(node.attr("group", 1))
+    return [abstract(Shape([shape[0], filters, *outs]), node.element_type(0))]
+
+
+@shape_rule("Pad", since=13)
+def pad_rule(node: NodeContext) -> list[Value]:
+    shape = node.shape(0)
+    dims = list(shape)
+    for axis, low, high in _pad_widths(node, shape.rank):
+        dims[axis] = dims[axis] + Exact(canon.add(low, high))
+    return [abstract(Shape(dims), node.element_type(0))]

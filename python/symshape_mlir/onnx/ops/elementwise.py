@@ -2,8 +2,8 @@
 
 Each becomes one ``linalg.generic`` over the broadcast shape (the
 frontend's :func:`~symshape_mlir.frontend.ops.elementwise.elementwise`).
-Integer arithmetic on data known at import time (shape computations) is
-folded instead (:mod:`symshape_mlir.onnx.ops.shape_data`).
+Integer arithmetic, comparisons and logic on data known at import time
+(shape computations) are evaluated instead (:mod:`symshape_mlir.onnx.ops.data`).
 
 Example:
     ``Add(x: [batch, 64], b: [64])`` becomes
@@ -20,12 +20,13 @@ from collections.abc import Callable
 
 from symshape_mlir.frontend.dtypes import DType, as_dtype, i1
 from symshape_mlir.frontend.ops import elementwise as fe
+from symshape_mlir.frontend.ops import unary as fu
 from symshape_mlir.frontend.ops.elementwise import binary_body
 from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.onnx.context import NodeContext, onnx_dtype, onnx_type_name
-from symshape_mlir.onnx.ops.shape_data import fold_binary, fold_cast
-from symshape_mlir.onnx.registry import importer
+from symshape_mlir.onnx.ops.abstract import BOOL, broadcast, like
+from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Value
 
 __all__: list[str] = []
@@ -49,15 +50,42 @@ _BINARY = {
     "Add": binary_body("arith.addf", "arith.addi"),
     "Sub": binary_body("arith.subf", "arith.subi"),
     "Mul": binary_body("arith.mulf", "arith.muli"),
-    "Div": binary_body("arith.divf", "arith.divsi"),
 }
+
+
+def _truncated(block: Body, a: str, b: str, dtype: DType, want: str) -> str:
+    """Integer ``a / b`` truncated (``want="div"``) or its remainder (``"rem"``), without
+    signals: a zero divisor gives 0, ``INT_MIN / -1`` wraps (its remainder is 0)."""
+    t = dtype.mlir
+    zero, one = block.const(dtype, 0), block.const(dtype, 1)
+    by_zero = block.op(f"arith.cmpi eq, {b}, {zero}", t)
+    if dtype.is_unsigned:
+        safe = block.op(f"arith.select {by_zero}, {one}, {b}", t)
+        value = block.op(f"arith.{'divui' if want == 'div' else 'remui'} {a}, {safe}", t)
+        return block.op(f"arith.select {by_zero}, {zero}, {value}", t)
+    by_minus_one = block.op(f"arith.cmpi eq, {b}, {block.const(dtype, -1)}", t)
+    special = block.op(f"arith.ori {by_zero}, {by_minus_one}", "i1")
+    safe = block.op(f"arith.select {special}, {one}, {b}", t)
+    if want == "rem":
+        value = block.op(f"arith.remsi {a}, {safe}", t)
+        return block.op(f"arith.select {special}, {zero}, {value}", t)
+    value = block.op(f"arith.divsi {a}, {safe}", t)
+    value = block.op(f"arith.select {by_minus_one}, {block.op(f'arith.subi {zero}, {a}', t)}, "
+                     f"{value}", t)
+    return block.op(f"arith.select {by_zero}, {zero}, {value}", t)
+
+
+def _divide(block: Body, values: list[str], dtype: DType) -> str:
+    if dtype.is_float:
+        return block.op(f"arith.divf {values[0]}, {values[1]}", dtype.mlir)
+    return _truncated(block, values[0], values[1], dtype, "div")
+
+
+_BINARY["Div"] = _divide
 
 
 @importer("Add", "Sub", "Mul", "Div", since=13)
 def binary(node: NodeContext) -> list[Value]:
-    folded = fold_binary(node, node.node.op_type)
-    if folded is not None:
-        return [folded]
     args = node.tensors()
     _same_type(node, args)
     if args[0].dtype.is_bool:
@@ -82,9 +110,6 @@ def power(node: NodeContext) -> list[Value]:
 
 @importer("Mod", since=13)
 def mod(node: NodeContext) -> list[Value]:
-    folded = fold_binary(node, "Mod") if not node.attr("fmod", 0) else None
-    if folded is not None:
-        return [folded]
     args = node.tensors()
     _same_type(node, args)
     fmod = bool(node.attr("fmod", 0))
@@ -101,19 +126,9 @@ def mod(node: NodeContext) -> list[Value]:
             whole = block.op(f"math.trunc {quotient}", t)
             product = block.op(f"arith.mulf {whole}, {values[1]}", t)
             return block.op(f"arith.subf {values[0]}, {product}", t)
-        rem = block.op(f"arith.remsi {values[0]}, {values[1]}", t)
         if fmod:
-            return rem
-        # The sign of the divisor (Python's %): add the divisor to a
-        # non-zero remainder whose sign differs from it.
-        zero = block.const(dtype, 0)
-        nonzero = block.op(f"arith.cmpi ne, {rem}, {zero}", t)
-        rem_negative = block.op(f"arith.cmpi slt, {rem}, {zero}", t)
-        div_negative = block.op(f"arith.cmpi slt, {values[1]}, {zero}", t)
-        differ = block.op(f"arith.xori {rem_negative}, {div_negative}", "i1")
-        fix = block.op(f"arith.andi {nonzero}, {differ}", "i1")
-        shifted = block.op(f"arith.addi {rem}, {values[1]}", t)
-        return block.op(f"arith.select {fix}, {shifted}, {rem}", t)
+            return _truncated(block, values[0], values[1], dtype, "rem")
+        return fe.integer_division(block, values[0], values[1], dtype, "mod")
 
     return [_map(node, args, body)]
 
@@ -124,10 +139,6 @@ _VARIADIC = {"Max": fe.maximum, "Min": fe.minimum, "Sum": fe.add, "Mean": fe.add
 @importer("Max", "Min", "Sum", "Mean", since=13)
 def variadic(node: NodeContext) -> list[Value]:
     op = node.node.op_type
-    if op in ("Max", "Min") and node.input_count == 2:
-        folded = fold_binary(node, op)
-        if folded is not None:
-            return [folded]
     args = node.tensors()
     if not args:
         node.error("needs at least one input")
@@ -220,8 +231,8 @@ importer("Round", since=11)(_float_unary(_math))
 importer("Sin", "Cos", "Tan", since=7)(_float_unary(_math))
 
 
-_SIGNED = {"Neg": fe.negative, "Abs": fe.abs, "Relu": fe.relu}
-_FLOAT = {"Sigmoid": fe.sigmoid, "Tanh": fe.tanh, "Exp": fe.exp, "Log": fe.log, "Sqrt": fe.sqrt}
+_SIGNED = {"Neg": fu.negative, "Abs": fu.abs, "Relu": fu.relu}
+_FLOAT = {"Sigmoid": fu.sigmoid, "Tanh": fu.tanh, "Exp": fu.exp, "Log": fu.log, "Sqrt": fu.sqrt}
 
 
 @importer("Neg", "Abs", "Relu", "Sign", since=13)
@@ -301,7 +312,7 @@ def softplus(node: NodeContext, b: Body, v: str, d: DType) -> str:
 def gelu(node: NodeContext) -> list[Value]:
     x = node.float_tensor(0)
     if node.attr("approximate", "none") == "tanh":
-        return [fe.gelu(x)]
+        return [fu.gelu(x)]
 
     def exact(b: Body, v: list[str], d: DType) -> str:
         t = d.mlir
@@ -374,16 +385,60 @@ def cast(node: NodeContext) -> list[Value]:
     dtype = onnx_dtype(to)
     if dtype is None:
         node.error(f"casting to {onnx_type_name(to)} is not supported")
-    folded = fold_cast(node, dtype)
-    if folded is not None:
-        return [folded]
     return [fe.astype(node.tensor(0), dtype)]
 
 
 @importer("CastLike", since=15)
 def cast_like(node: NodeContext) -> list[Value]:
-    dtype = node.dtype(1)
-    folded = fold_cast(node, dtype)
-    if folded is not None:
-        return [folded]
-    return [fe.astype(node.tensor(0), dtype)]
+    return [fe.astype(node.tensor(0), node.dtype(1))]
+
+
+# -- shape rules (infer_shapes without building) ------------------------------------------
+
+
+@shape_rule("Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean", since=13)
+@shape_rule("And", "Or", "Xor", since=7)
+def broadcast_rule(node: NodeContext) -> list[Value]:
+    return [broadcast(node)]
+
+
+@shape_rule("Equal", "Less", "Greater", since=13)
+@shape_rule("LessOrEqual", "GreaterOrEqual", since=12)
+def compare_rule(node: NodeContext) -> list[Value]:
+    return [broadcast(node, dtype=BOOL)]
+
+
+@shape_rule("Where", since=9)
+def where_rule(node: NodeContext) -> list[Value]:
+    return [broadcast(node, dtype=node.element_type(1))]
+
+
+@shape_rule("Neg", "Abs", "Relu", "Sign", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal",
+            "Ceil", "Floor", "Erf", "Clip", since=13)
+@shape_rule("Round", since=11)
+@shape_rule("Sin", "Cos", "Tan", "HardSigmoid", "LeakyRelu", "Elu", "Selu", since=6)
+@shape_rule("HardSwish", since=14)
+@shape_rule("Softplus", since=1)
+@shape_rule("Gelu", since=20)
+def unary_rule(node: NodeContext) -> list[Value]:
+    return [like(node)]
+
+
+@shape_rule("IsNaN", since=13)
+@shape_rule("IsInf", since=10)
+@shape_rule("Not", since=1)
+def predicate_rule(node: NodeContext) -> list[Value]:
+    return [like(node, dtype=BOOL)]
+
+
+@shape_rule("Cast", since=13)
+def cast_rule(node: NodeContext) -> list[Value]:
+    dtype = onnx_dtype(node.attr("to"))
+    if dtype is None:
+        node.error(f"casting to {onnx_type_name(node.attr('to'))} is not supported")
+    return [like(node, dtype=dtype.numpy)]
+
+
+@shape_rule("CastLike", since=15)
+def cast_like_rule(node: NodeContext) -> list[Value]:
+    return [like(node, dtype=node.element_type(1))]

@@ -23,26 +23,27 @@ import numpy as np
 from symshape_mlir.extent import canon
 from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact
+from symshape_mlir.extent.prove import prove_le
 from symshape_mlir.frontend.dtypes import as_dtype, i1
 from symshape_mlir.frontend.ops import shape_ops as fs
-from symshape_mlir.frontend.ops.elementwise import add, less, where
-from symshape_mlir.frontend.ops.gather import take
 from symshape_mlir.frontend.ops.generic import Body, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.ops.triangles import tril, triu
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.onnx.context import NodeContext
-from symshape_mlir.onnx.ops.shape_data import from_array, known_array
-from symshape_mlir.onnx.registry import importer
-from symshape_mlir.onnx.values import Known, Literal, Value, const_values, shape_of
+from symshape_mlir.onnx.ops.abstract import BOOL, abstract, like
+from symshape_mlir.onnx.ops.data import HUGE, axes_operand, data, reshape_items
+from symshape_mlir.onnx.registry import importer, shape_rule
+from symshape_mlir.onnx.values import Known, Literal, Value, shape_of
+from symshape_mlir.shapes.broadcast import broadcast_shapes
+from symshape_mlir.shapes.errors import AxisConflictError, BroadcastError
+from symshape_mlir.shapes.reshape import numel, reshape_hole
 from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.shapes.unify import unify_extents
 
-__all__: list[str] = []
+__all__ = ["exact_dims"]
 
-#: Slice bounds at or beyond this magnitude mean "to the end" (``INT64_MAX``).
-_HUGE = 1 << 62
-
-
-def _dims(node: NodeContext, index: int) -> list[Expr]:
+def exact_dims(node: NodeContext, index: int) -> list[Expr]:
     """The extents of input ``index``, each exact."""
     dims = []
     for axis, extent in enumerate(shape_of(node.value(index))):
@@ -52,13 +53,10 @@ def _dims(node: NodeContext, index: int) -> list[Expr]:
     return dims
 
 
-def _data(node: NodeContext, index: int) -> Known | None:
-    return Known.of(node.value(index))
-
-
 @importer("Shape", since=13)
+@shape_rule("Shape", since=13)
 def shape(node: NodeContext) -> list[Value]:
-    dims = _dims(node, 0)
+    dims = exact_dims(node, 0)
     rank = len(dims)
     start, end = node.attr("start", 0), node.attr("end", rank)
     start = min(max(start + rank if start < 0 else start, 0), rank)
@@ -67,11 +65,13 @@ def shape(node: NodeContext) -> list[Value]:
 
 
 @importer("Size", since=13)
+@shape_rule("Size", since=13)
 def size(node: NodeContext) -> list[Value]:
-    return [Known((), (canon.mul(*_dims(node, 0)),), np.dtype(np.int64))]
+    return [Known((), (canon.mul(*exact_dims(node, 0)),), np.dtype(np.int64))]
 
 
 @importer("Constant", since=13)
+@shape_rule("Constant", since=13)
 def constant(node: NodeContext) -> list[Value]:
     for name, dtype in (
         ("value", None), ("value_float", np.float32), ("value_floats", np.float32),
@@ -83,6 +83,7 @@ def constant(node: NodeContext) -> list[Value]:
 
 
 @importer("Identity", since=13)
+@shape_rule("Identity", since=13)
 def identity(node: NodeContext) -> list[Value]:
     return [node.value(0)]
 
@@ -106,9 +107,6 @@ def constant_of_shape(node: NodeContext) -> list[Value]:
     target = node.known(0, "shape")
     fill = node.attr("value")
     fill = np.zeros(1, np.float32) if fill is None else np.asarray(fill).reshape(-1)
-    const = target.constant
-    if const is not None:
-        return [Literal(np.full([int(v) for v in const.reshape(-1)], fill[0], dtype=fill.dtype))]
     dtype = as_dtype(fill.dtype)
     shape = Shape([Exact(e) for e in target.elements])
     init = emit_empty(node.trace, shape, dtype, [None] * shape.rank, node.where)
@@ -118,47 +116,17 @@ def constant_of_shape(node: NodeContext) -> list[Value]:
     return [Tensor(node.trace, filled, shape, dtype)]
 
 
-def _reshape_items(node: NodeContext, dims: list[Expr], target: Known) -> list[int | Expr]:
-    allowzero = bool(node.attr("allowzero", 0))
-    items: list[int | Expr] = []
-    for i, e in enumerate(target.elements):
-        if isinstance(e, Const) and e.value == 0 and not allowzero:
-            if i >= len(dims):
-                node.error(f"shape element {i} is 0 (copy) but the input has rank {len(dims)}")
-            items.append(dims[i])
-        elif isinstance(e, Const) and e.value < 0:
-            if e.value != -1:
-                node.error(f"shape element {i} is {e.value}")
-            items.append(-1)
-        else:
-            items.append(e.value if isinstance(e, Const) else e)
-    if allowzero and -1 in items and any(isinstance(i, int) and i == 0 for i in items):
-        node.error("with allowzero=1 the shape cannot hold both 0 and -1")
-    return items
-
-
 @importer("Reshape", since=13)
 def reshape(node: NodeContext) -> list[Value]:
     target = node.known(1, "shape")
     if len(target.shape) != 1:
         node.error(f"the shape must be 1-D, not of shape {list(target.shape)}")
-    items = _reshape_items(node, _dims(node, 0), target)
-    data = _data(node, 0)
-    ints = [i for i in items if isinstance(i, int)]
-    if data is not None and len(ints) == len(items):
-        count = len(data.elements)
-        sizes = [int(i) for i in ints]
-        if -1 in sizes:
-            rest = int(np.prod([s for s in sizes if s != -1]))
-            sizes[sizes.index(-1)] = count // rest if rest else 0
-        if int(np.prod(sizes)) == count:
-            return [Known(tuple(sizes), data.elements, data.dtype)]
-    return [fs.reshape(node.tensor(0), items)]
+    return [fs.reshape(node.tensor(0), reshape_items(node, exact_dims(node, 0), target))]
 
 
 @importer("Flatten", since=13)
 def flatten(node: NodeContext) -> list[Value]:
-    dims = _dims(node, 0)
+    dims = exact_dims(node, 0)
     axis = node.attr("axis", 1)
     if not -len(dims) <= axis <= len(dims):
         node.error(f"axis {axis} is out of range for rank {len(dims)}")
@@ -166,57 +134,25 @@ def flatten(node: NodeContext) -> list[Value]:
     return [fs.reshape(node.tensor(0), [canon.mul(*dims[:axis]), canon.mul(*dims[axis:])])]
 
 
-def _axes(node: NodeContext, rank: int, index: int = 1) -> list[int] | None:
-    if node.has_attr("axes"):
-        axes = list(node.attr("axes"))
-    elif node.has(index):
-        axes = node.ints(index, "axes")
-    else:
-        return None
-    normalized = [node.axis(a, rank, "axis") for a in axes]
-    if len(set(normalized)) != len(normalized):
-        node.error(f"axes {axes} repeat")
-    return normalized
-
-
 @importer("Squeeze", since=13)
 def squeeze(node: NodeContext) -> list[Value]:
-    dims = _dims(node, 0)
-    axes = _axes(node, len(dims))
+    dims = exact_dims(node, 0)
+    axes = axes_operand(node, len(dims))
     if axes is None:
         axes = [a for a, e in enumerate(dims) if isinstance(e, Const) and e.value == 1]
-    data = _data(node, 0)
-    if data is not None:
-        kept = tuple(n for a, n in enumerate(data.shape) if a not in axes)
-        return [Known(kept, data.elements, data.dtype)]
     return [fs.squeeze(node.tensor(0), axes)]
 
 
 @importer("Unsqueeze", since=13)
 def unsqueeze(node: NodeContext) -> list[Value]:
-    dims = _dims(node, 0)
-    axes = _axes(node, len(dims) + len(node.ints(1, "axes")))
+    dims = exact_dims(node, 0)
+    axes = axes_operand(node, len(dims) + len(node.ints(1, "axes")))
     assert axes is not None
-    data = _data(node, 0)
-    if data is not None:
-        shape = list(data.shape)
-        for a in sorted(axes):
-            shape.insert(a, 1)
-        return [Known(tuple(shape), data.elements, data.dtype)]
     return [fs.expand_dims(node.tensor(0), axes)]
 
 
 @importer("Concat", since=13)
 def concat(node: NodeContext) -> list[Value]:
-    count = node.input_count
-    known = [k for k in (_data(node, i) for i in range(count)) if k is not None]
-    if len(known) == count:
-        arrays = [known_array(k) for k in known]
-        rank = arrays[0].ndim
-        axis = node.axis(node.attr("axis"), rank)
-        if len({a.ndim for a in arrays}) != 1:
-            node.error("inputs have different ranks")
-        return [from_array(np.concatenate(arrays, axis=axis), known[0].dtype)]
     tensors = node.tensors()
     return [fs.concatenate(tensors, node.axis(node.attr("axis"), tensors[0].ndim))]
 
@@ -245,12 +181,9 @@ def _extract(
     return Tensor(trace, name, result, x.dtype)
 
 
-@importer("Split", since=13)
-def split(node: NodeContext) -> list[Value]:
-    x = node.tensor(0)
-    axis = node.axis(node.attr("axis", 0), x.ndim)
+def _split_sizes(node: NodeContext, dims: list[Expr], axis: int) -> list[Expr]:
+    """The extents of ``Split``'s outputs along ``axis``."""
     count = len(node.node.output)
-    dims = _dims(node, 0)
     extent = dims[axis]
     if node.has(1):
         split = node.ints(1, "split")
@@ -259,15 +192,22 @@ def split(node: NodeContext) -> list[Value]:
             node.error(f"split gives {len(sizes)} sizes for {count} outputs")
         if isinstance(extent, Const) and sum(split) != extent.value:
             node.error(f"split sizes {[str(s) for s in sizes]} do not sum to {extent}")
-    else:
-        parts = node.attr("num_outputs", count)
-        if parts != count:
-            node.error(f"num_outputs is {parts} but the node names {count} outputs")
-        chunk = canon.ceildiv(extent, count)
-        sizes = [chunk] * (count - 1) + [canon.sub(extent, canon.mul(chunk, count - 1))]
+        return sizes
+    parts = node.attr("num_outputs", count)
+    if parts != count:
+        node.error(f"num_outputs is {parts} but the node names {count} outputs")
+    chunk = canon.ceildiv(extent, count)
+    return [chunk] * (count - 1) + [canon.sub(extent, canon.mul(chunk, count - 1))]
+
+
+@importer("Split", since=13)
+def split(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    axis = node.axis(node.attr("axis", 0), x.ndim)
+    dims = exact_dims(node, 0)
     outputs: list[Value] = []
     start: Expr = Const(0)
-    for size_ in sizes:
+    for size_ in _split_sizes(node, dims, axis):
         offsets: list[Expr] = [Const(0)] * x.ndim
         offsets[axis] = start
         shape_ = list(dims)
@@ -280,96 +220,55 @@ def split(node: NodeContext) -> list[Value]:
 def _clamp(bound: Expr, extent: Expr) -> Expr:
     """A slice bound (negative from the end) clamped to ``[0, extent]``."""
     if isinstance(bound, Const):
-        if bound.value >= _HUGE:
+        if bound.value >= HUGE:
             return extent
-        if bound.value <= -_HUGE:
+        if bound.value <= -HUGE:
             return Const(0)
         if bound.value < 0:
             return canon.maximum(canon.add(extent, bound.value), 0)
     return canon.minimum(bound, extent)
 
 
-@importer("Slice", since=13)
-def slice_(node: NodeContext) -> list[Value]:
-    dims = _dims(node, 0)
+def _slice_plan(node: NodeContext, dims: list[Expr]) -> tuple[list[Expr], list[Expr], list[int]]:
+    """``Slice``'s offsets, sizes and strides over an input of extents ``dims``."""
     starts, ends = node.known(1, "starts").elements, node.known(2, "ends").elements
-    axes = _axes(node, len(dims), 3) or list(range(len(starts)))
+    axes = axes_operand(node, len(dims), 3) or list(range(len(starts)))
     steps = node.ints(4, "steps") if node.has(4) else [1] * len(starts)
     if not len(starts) == len(ends) == len(axes) == len(steps):
         node.error("starts, ends, axes and steps differ in length")
-    data = _data(node, 0)
-    lows, highs = const_values(starts), const_values(ends)
-    if data is not None and lows is not None and highs is not None:
-        array = known_array(data)
-        key: list[slice] = [slice(None)] * array.ndim
-        for a, low, high, st in zip(axes, lows, highs, steps, strict=True):
-            key[a] = slice(low, high, st)
-        return [from_array(array[tuple(key)], data.dtype)]
-    x = node.tensor(0)
-    offsets: list[Expr] = [Const(0)] * x.ndim
+    offsets: list[Expr] = [Const(0)] * len(dims)
     sizes: list[Expr] = list(dims)
-    strides = [1] * x.ndim
+    strides = [1] * len(dims)
     for a, s, e, step in zip(axes, starts, ends, steps, strict=True):
         if step <= 0:
             node.error(f"step {step} is not supported (steps must be positive)")
         begin, end = _clamp(s, dims[a]), _clamp(e, dims[a])
         offsets[a] = begin
-        sizes[a] = canon.maximum(canon.ceildiv(canon.sub(end, begin), step), 0)
+        span = canon.ceildiv(canon.sub(end, begin), step)
+        # The clamp to 0 only where it may bite: roll's two slices then sum back
+        # to the axis (n - max(n - 3, 0) and max(n - 3, 0)).
+        sizes[a] = span if prove_le(begin, end) else canon.maximum(span, 0)
         strides[a] = step
-    return [_extract(node, x, offsets, sizes, strides)]
+    return offsets, sizes, strides
 
 
-@importer("Gather", since=13)
-def gather(node: NodeContext) -> list[Value]:
-    dims = _dims(node, 0)
-    axis = node.axis(node.attr("axis", 0), len(dims))
-    data, indices = _data(node, 0), _data(node, 1)
-    if indices is not None and indices.constant is not None:
-        picks = indices.constant
-        extent = dims[axis]
-        if isinstance(extent, Const):
-            if np.any((picks < -extent.value) | (picks >= extent.value)):
-                node.error(f"indices {picks.tolist()} are out of range for extent {extent}")
-            picks = np.where(picks < 0, picks + extent.value, picks)
-        if data is not None:
-            return [from_array(np.take(known_array(data), picks, axis=axis), data.dtype)]
-        if np.all(picks >= 0):
-            return [take(node.tensor(0), node.graph.as_tensor(Literal(picks), node.where), axis)]
-    x, ids = node.tensor(0), node.tensor(1)
-    if ids.dtype.is_float or ids.dtype.is_bool:
-        node.error(f"indices must be integers, not {ids.dtype}")
-    # Negative indices count from the end of the axis.
-    size_ = node.graph.as_tensor(Known((), (dims[axis],), ids.dtype.numpy), node.where)
-    wrapped = where(less(ids, 0), add(ids, size_), ids)
-    return [take(x, wrapped, axis)]
-
-
-def _broadcast_target(node: NodeContext, dims: list[Expr], target: list[Expr]) -> list[Expr]:
-    rank = max(len(dims), len(target))
-    dims = [Const(1)] * (rank - len(dims)) + dims
-    target = [Const(1)] * (rank - len(target)) + target
-    result: list[Expr] = []
-    for a, (d, t) in enumerate(zip(dims, target, strict=True)):
-        if t == Const(1) or d == t:
-            result.append(d)
-        elif d == Const(1):
-            result.append(t)
-        elif isinstance(d, Const) and isinstance(t, Const):
-            node.error(f"cannot broadcast extent {d} to {t} (axis {a})")
-        else:
-            result.append(t)
-    return result
+@importer("Slice", since=13)
+def slice_(node: NodeContext) -> list[Value]:
+    offsets, sizes, strides = _slice_plan(node, exact_dims(node, 0))
+    return [_extract(node, node.tensor(0), offsets, sizes, strides)]
 
 
 @importer("Expand", since=13)
 def expand(node: NodeContext) -> list[Value]:
     target = node.known(1, "shape")
-    result = _broadcast_target(node, _dims(node, 0), list(target.elements))
-    data = _data(node, 0)
-    shape = const_values(result)
-    if data is not None and shape is not None:
-        return [from_array(np.broadcast_to(known_array(data), shape), data.dtype)]
-    return [fs.broadcast_to(node.tensor(0), result)]
+    for i, e in enumerate(target.elements):
+        if isinstance(e, Const) and e.value < 0:
+            node.error(f"shape element {i} is {e.value}")
+    try:
+        result = broadcast_shapes(shape_of(node.value(0)), [Exact(e) for e in target.elements])
+    except BroadcastError as err:
+        node.error(str(err))
+    return [fs.broadcast_to(node.tensor(0), list(result.dims))]
 
 
 @importer("Tile", since=13)
@@ -378,7 +277,7 @@ def tile(node: NodeContext) -> list[Value]:
     repeats = node.ints(1, "repeats")
     if len(repeats) != x.ndim or any(r < 0 for r in repeats):
         node.error(f"repeats {repeats} must give a non-negative count per axis of rank {x.ndim}")
-    dims = _dims(node, 0)
+    dims = exact_dims(node, 0)
     interleaved = fs.expand_dims(x, [2 * a for a in range(x.ndim)])
     target: list[Expr] = []
     for r, d in zip(repeats, dims, strict=True):
@@ -389,35 +288,31 @@ def tile(node: NodeContext) -> list[Value]:
 
 @importer("Transpose", since=13)
 def transpose(node: NodeContext) -> list[Value]:
-    rank = len(_dims(node, 0))
+    rank = len(exact_dims(node, 0))
     perm = node.attr("perm", list(reversed(range(rank))))
     if sorted(perm) != list(range(rank)):
         node.error(f"perm {perm} is not a permutation of {rank} axes")
-    data = _data(node, 0)
-    if data is not None:
-        return [from_array(np.transpose(known_array(data), perm), data.dtype)]
     return [fs.transpose(node.tensor(0), perm)]
 
 
-@importer("Range", since=11)
-def range_(node: NodeContext) -> list[Value]:
+def _range(node: NodeContext) -> tuple[Expr, int, Expr, np.dtype]:
+    """``Range``'s start, constant delta, element count and element type."""
     values = [v for v in (Known.of(node.value(i)) for i in range(3))
               if v is not None and v.shape == ()]
     if len(values) < 3:
-        arrays = [v.array for v in (node.value(i) for i in range(3))
-                  if isinstance(v, Literal) and v.array.ndim == 0]
-        if len(arrays) == 3:
-            start, limit, delta = (a.item() for a in arrays)
-            return [Literal(np.arange(start, limit, delta, dtype=arrays[0].dtype))]
         node.error("start, limit and delta must be scalars known when the model is imported")
     (start,), (limit,), (delta,) = (v.elements for v in values)
     if not isinstance(delta, Const) or delta.value == 0:
         node.error(f"delta must be a non-zero constant, not {delta}")
-    if isinstance(start, Const) and isinstance(limit, Const):
-        return [Literal(np.arange(start.value, limit.value, delta.value, dtype=values[0].dtype))]
     span = canon.sub(limit, start) if delta.value > 0 else canon.sub(start, limit)
     count = canon.maximum(canon.ceildiv(span, abs(delta.value)), 0)
-    dtype = as_dtype(values[0].dtype)
+    return start, delta.value, count, values[0].dtype
+
+
+@importer("Range", since=11)
+def range_(node: NodeContext) -> list[Value]:
+    start, step_value, count, element = _range(node)
+    dtype = as_dtype(element)
     shape = Shape([Exact(count)])
     trace, where_ = node.trace, node.where
     init = emit_empty(trace, shape, dtype, [None], where_)
@@ -430,7 +325,148 @@ def range_(node: NodeContext) -> list[Value]:
         cast = trace.ssa("b")
         block.lines.append(f"  {cast} = arith.index_cast {index} : index to {dtype.mlir} "
                            f"{where_.mlir}")
-        step = block.op(f"arith.muli {cast}, {block.const(dtype, delta.value)}", dtype.mlir)
+        step = block.op(f"arith.muli {cast}, {block.const(dtype, step_value)}", dtype.mlir)
         return block.op(f"arith.addi {base}, {step}", dtype.mlir)
 
     return [emit_generic(trace, [], 1, ["parallel"], ["d0"], shape, dtype, init, body, where_)]
+
+
+@importer("Trilu", since=14)
+def trilu(node: NodeContext) -> list[Value]:
+    x = node.tensor(0)
+    k: int | Tensor = 0
+    if node.has(1):
+        known = data(node, 1)
+        const = None if known is None else known.constant
+        k = int(const.reshape(-1)[0]) if const is not None and const.size == 1 else node.tensor(1)
+    if x.ndim < 2:
+        node.error(f"the input must have rank 2 or more, not {x.ndim}")
+    return [(triu if node.attr("upper", 1) else tril)(x, k)]
+
+
+# -- shape rules (Shape, Size, Constant and Identity: their importers, which build nothing) -
+
+@shape_rule("Dropout", since=13)
+def dropout_rule(node: NodeContext) -> list[Value]:
+    return [node.value(0), like(node, dtype=BOOL)]
+
+
+@shape_rule("ConstantOfShape", since=9)
+def constant_of_shape_rule(node: NodeContext) -> list[Value]:
+    fill = node.attr("value")
+    dtype = np.dtype(np.float32) if fill is None else np.asarray(fill).dtype
+    return [abstract(Shape([Exact(e) for e in node.known(0, "shape").elements]), dtype)]
+
+
+@shape_rule("Reshape", since=13)
+def reshape_rule(node: NodeContext) -> list[Value]:
+    dims = exact_dims(node, 0)
+    items = reshape_items(node, dims, node.known(1, "shape"))
+    known = [Exact(i if isinstance(i, Expr) else Const(i)) for i in items if i != -1]
+    target = [reshape_hole([Exact(d) for d in dims], known) if i == -1 else
+              Exact(i if isinstance(i, Expr) else Const(i)) for i in items]
+    return [abstract(Shape(target), node.element_type(0))]
+
+
+@shape_rule("Flatten", since=13)
+def flatten_rule(node: NodeContext) -> list[Value]:
+    dims = [Exact(d) for d in exact_dims(node, 0)]
+    axis = node.attr("axis", 1)
+    if not -len(dims) <= axis <= len(dims):
+        node.error(f"axis {axis} is out of range for rank {len(dims)}")
+    axis = axis + len(dims) if axis < 0 else axis
+    return [abstract(Shape([numel(dims[:axis]), numel(dims[axis:])]), node.element_type(0))]
+
+
+@shape_rule("Squeeze", since=13)
+def squeeze_rule(node: NodeContext) -> list[Value]:
+    dims = exact_dims(node, 0)
+    axes = axes_operand(node, len(dims))
+    if axes is None:
+        axes = [a for a, e in enumerate(dims) if isinstance(e, Const) and e.value == 1]
+    return [abstract(Shape([e for a, e in enumerate(dims) if a not in axes]),
+                     node.element_type(0))]
+
+
+@shape_rule("Unsqueeze", since=13)
+def unsqueeze_rule(node: NodeContext) -> list[Value]:
+    dims: list[Expr] = list(exact_dims(node, 0))
+    axes = axes_operand(node, len(dims) + len(node.ints(1, "axes")))
+    assert axes is not None
+    for a in sorted(axes):
+        dims.insert(a, Const(1))
+    return [abstract(Shape(dims), node.element_type(0))]
+
+
+@shape_rule("Concat", since=13)
+def concat_rule(node: NodeContext) -> list[Value]:
+    shapes = [node.shape(i) for i in range(node.input_count)]
+    axis = node.axis(node.attr("axis"), shapes[0].rank)
+    dims = list(shapes[0])
+    for other in shapes[1:]:
+        if other.rank != len(dims):
+            node.error("inputs have different ranks")
+        for a, extent in enumerate(other):
+            if a == axis:
+                dims[a] = dims[a] + extent
+            else:
+                try:
+                    dims[a], _ = unify_extents(dims[a], extent)
+                except AxisConflictError as err:
+                    node.error(f"axis {a}: {err.reason}")
+    return [abstract(Shape(dims), node.element_type(0))]
+
+
+@shape_rule("Split", since=13)
+def split_rule(node: NodeContext) -> list[Value]:
+    dims = exact_dims(node, 0)
+    axis = node.axis(node.attr("axis", 0), len(dims))
+    return [abstract(Shape([*dims[:axis], size_, *dims[axis + 1:]]), node.element_type(0))
+            for size_ in _split_sizes(node, dims, axis)]
+
+
+@shape_rule("Slice", since=13)
+def slice_rule(node: NodeContext) -> list[Value]:
+    _, sizes, _ = _slice_plan(node, exact_dims(node, 0))
+    return [abstract(Shape(sizes), node.element_type(0))]
+
+
+@shape_rule("Expand", since=13)
+def expand_rule(node: NodeContext) -> list[Value]:
+    target = node.known(1, "shape")
+    try:
+        result = broadcast_shapes(node.shape(0), [Exact(e) for e in target.elements])
+    except BroadcastError as err:
+        node.error(str(err))
+    return [abstract(result, node.element_type(0))]
+
+
+@shape_rule("Tile", since=13)
+def tile_rule(node: NodeContext) -> list[Value]:
+    dims = exact_dims(node, 0)
+    repeats = node.ints(1, "repeats")
+    if len(repeats) != len(dims) or any(r < 0 for r in repeats):
+        node.error(f"repeats {repeats} must give a non-negative count per axis of rank "
+                   f"{len(dims)}")
+    return [abstract(Shape([canon.mul(r, d) for r, d in zip(repeats, dims, strict=True)]),
+                     node.element_type(0))]
+
+
+@shape_rule("Transpose", since=13)
+def transpose_rule(node: NodeContext) -> list[Value]:
+    shape = node.shape(0)
+    perm = node.attr("perm", list(reversed(range(shape.rank))))
+    if sorted(perm) != list(range(shape.rank)):
+        node.error(f"perm {perm} is not a permutation of {shape.rank} axes")
+    return [abstract(Shape([shape[p] for p in perm]), node.element_type(0))]
+
+
+@shape_rule("Range", since=11)
+def range_rule(node: NodeContext) -> list[Value]:
+    _, _, count, dtype = _range(node)
+    return [abstract(Shape([Exact(count)]), dtype)]
+
+
+@shape_rule("Trilu", since=14)
+def trilu_rule(node: NodeContext) -> list[Value]:
+    return [like(node)]

@@ -1,4 +1,4 @@
-"""The round trip: traced modules pass the symshape passes, and inference agrees.
+"""Test support, the round trip: traced modules pass the symshape passes, and inference agrees.
 
 :func:`check_round_trip` runs ``symshape-infer-shapes``,
 ``symshape-verify-contract`` and ``symshape-check-guarantees`` on a traced
@@ -21,14 +21,18 @@ from collections.abc import Sequence
 from mlir import ir
 
 from symshape_mlir.extent.context import is_fresh_name
-from symshape_mlir.extent.expr import Expr, Sym
+from symshape_mlir.extent.expr import Const, Expr, Sym
 from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.tracing import TracedFunction, trace_module
+from symshape_mlir.inference import infer
+from symshape_mlir.passes import run_pipeline
 from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.walk import collect_ops
 
 __all__ = ["PIPELINE", "RoundTripError", "check_round_trip", "inferred_result_shapes"]
+
 
 logger = logging.getLogger(__name__)
 
@@ -43,18 +47,25 @@ class RoundTripError(FrontendError):
 
 def inferred_result_shapes(module: ir.Module) -> dict[str, tuple[Shape, ...]]:
     """The result shapes :func:`~symshape_mlir.inference.infer` derives, per function."""
-    from symshape_mlir.inference import infer
+    return {name: shapes for name, (shapes, _) in _inferred(module).items()}
+
+
+def _inferred(module: ir.Module) -> dict[str, tuple[tuple[Shape, ...], list[Expr | None]]]:
+    """Per function, its inferred result shapes and the value inference gives
+    each ``symshape.runtime_scalar`` (in order; None where it knows none)."""
 
     state = infer(module.operation)
-    shapes: dict[str, tuple[Shape, ...]] = {}
+    found: dict[str, tuple[tuple[Shape, ...], list[Expr | None]]] = {}
     for op in module.body.operations:
         if op.operation.name != "func.func":
             continue
         name = ir.StringAttr(op.attributes["sym_name"]).value
         block = op.regions[0].blocks[0]
         terminator = list(block.operations)[-1]
-        shapes[name] = tuple(Shape(state.shape(v)) for v in terminator.operands)
-    return shapes
+        reads = [state.value(read.results[0]).expr for read in collect_ops(op.operation)
+                 if read.name == "symshape.runtime_scalar"]
+        found[name] = (tuple(Shape(state.shape(v)) for v in terminator.operands), reads)
+    return found
 
 
 def _kind(extent: ShapeExtent) -> str:
@@ -81,16 +92,22 @@ def check_round_trip(functions: Sequence[TracedFunction]) -> None:
         PipelineError: a pass rejects the module.
         RoundTripError: an inferred result shape differs from the traced one.
     """
-    from symshape_mlir.passes import run_pipeline
 
     run_pipeline(trace_module(functions), PIPELINE)
-    inferred = inferred_result_shapes(trace_module(functions))
+    inferred = _inferred(trace_module(functions))
     for function in functions:
+        shapes, reads = inferred[function.name]
+        # A run-time integer is `plus - minus` in the traced shapes; inference
+        # reads the same op as its value (the same pair of fresh symbols, up to
+        # their names, or the value it knows).
         renames: dict[str, Expr] = {}
+        for (plus, minus), value in zip(function.scalar_reads, reads, strict=True):
+            if value is not None:
+                renames[plus], renames[minus] = value, Const(0)
         pairs = [
             (index, axis, t, i)
             for index, (traced, found) in enumerate(
-                zip(function.result_shapes, inferred[function.name], strict=True)
+                zip(function.result_shapes, shapes, strict=True)
             )
             for axis, (t, i) in enumerate(zip(traced, found, strict=True))
         ]

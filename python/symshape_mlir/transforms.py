@@ -1,4 +1,6 @@
-"""``@jit``: trace a function once, compile it with the runtime, call it on numpy arrays.
+"""Function transformations over the frontend and the runtime: ``@jit``.
+
+``jit`` traces a function once, compiles it with the runtime and calls it on numpy arrays.
 
 The decorated function's parameters are annotated with their input types
 (``Tensor["batch", 64, f32]``), or the types are given as ``inputs=``. It is
@@ -27,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, overload
 
+from symshape_mlir import runtime
 from symshape_mlir.frontend.tensor import TensorSpec
 from symshape_mlir.frontend.tracing import input_specs, trace
 
@@ -72,15 +75,23 @@ def jit(
     """
 
     def wrap(f: Callable[..., Any]) -> Any:
-        from symshape_mlir import runtime
-
         specs = tuple(inputs) if inputs is not None else input_specs(f)
         traced = trace(f, *specs, contract=options.get("contract", "reject"), bucket=bucket)
         # Results sized by deferred truncations are known only after the call.
         deferred = options.get("contract") == "defer"
         if (not traced.planned or deferred) and "unplanned" not in options:
             options["unplanned"] = [traced.name]
-        executable = runtime.compile(traced.module_text, target, **options)
-        return getattr(executable, traced.name)
+        try:
+            executable = runtime.compile(traced.module_text, target, **options)
+        except runtime.UnplannableSizeError as err:
+            # A size only the call computes (the count of a boolean mask):
+            # results are read after the call.
+            if "unplanned" in options or err.function != traced.name:
+                raise
+            options["unplanned"] = [traced.name]
+            executable = runtime.compile(traced.module_text, target, **options)
+        entry = getattr(executable, traced.name)
+        entry.__wrapped__ = f
+        return entry
 
     return wrap(fn) if fn is not None else wrap
