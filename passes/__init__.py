@@ -24,7 +24,7 @@ from symshape_mlir.passes.specialize import Specialize
 from symshape_mlir.passes.strip_annotations import StripAnnotations
 from symshape_mlir.passes.to_iree import ToIree
 from symshape_mlir.passes.verify_contract import VerifyContract
-from symshape_mlir.pipeline import Diagnostic, ModulePass
+from symshape_mlir.pipeline import AnalysisCache, Diagnostic, ModulePass
 from symshape_mlir.pipeline import run_pipeline as _run_pipeline
 from symshape_mlir.registry import add_unique
 
@@ -40,12 +40,15 @@ for _pass in (CheckGuarantees, InferShapes, Resolve, Specialize, StripAnnotation
 
 
 def run_pipeline(
-    module: ir.Module | ir.Operation | ir.OpView, pipeline: str
+    module: ir.Module | ir.Operation | ir.OpView, pipeline: str,
+    analyses: AnalysisCache | None = None,
 ) -> tuple[Diagnostic, ...]:
-    """:func:`symshape_mlir.pipeline.run_pipeline` with :data:`PASSES` registered.
+    """:func:`symshape_mlir.pipeline.run_pipeline` with :data:`PASSES` registered
+    (``analyses``: the caller's inference of ``module``, which the first
+    passes reuse).
 
     Raises:
         InvalidPipelineError: The pipeline is invalid; nothing ran.
         PipelineError: A pass failed or the IR did not verify.
     """
-    return _run_pipeline(module, pipeline, passes=PASSES)
+    return _run_pipeline(module, pipeline, passes=PASSES, analyses=analyses)

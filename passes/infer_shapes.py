@@ -7,8 +7,8 @@ from typing import Literal
 
 from mlir import ir
 
-from symshape_mlir.inference import InferenceOptions, annotate, infer
-from symshape_mlir.pipeline import ModulePass, option, store_inference
+from symshape_mlir.inference import InferenceOptions, annotate
+from symshape_mlir.pipeline import ModulePass, inferred, option
 
 __all__ = ["InferShapes"]
 
@@ -68,6 +68,5 @@ class InferShapes(ModulePass):
 
     def run(self, module: ir.Operation) -> None:
         options = InferenceOptions(policy=self.policy, truncate_stage=self.truncate_stage)
-        state = infer(module, options)
-        store_inference(module, state)
+        state = inferred(module, options)
         annotate(module, state)

@@ -6,9 +6,8 @@ import logging
 
 from mlir import ir
 
-from symshape_mlir.inference import InferenceOptions, infer
 from symshape_mlir.lowering.specialize import declared_axes, parse_bindings, specialize_module
-from symshape_mlir.pipeline import InvalidPipelineError, ModulePass, option
+from symshape_mlir.pipeline import InvalidPipelineError, ModulePass, inference, option
 
 __all__ = ["Specialize"]
 
@@ -110,6 +109,6 @@ class Specialize(ModulePass):
             )
         if unknown:
             return
-        state = infer(module, InferenceOptions())
+        state = inference(module)
         for where, message in specialize_module(module, state, self._parsed):
             self.error(where, message)

@@ -340,10 +340,22 @@ static LogicalResult verifyRanges(Operation *op, Attribute value) {
   return success();
 }
 
+/// Verifies `symshape.checked`: a non-empty list of requirement names.
+static LogicalResult verifyChecked(Operation *op, Attribute value) {
+  auto list = llvm::dyn_cast<ArrayAttr>(value);
+  if (!list || list.empty() ||
+      !llvm::all_of(list, [](Attribute a) { return llvm::isa<StringAttr>(a); }))
+    return op->emitError() << "'" << SymshapeDialect::kCheckedAttrName
+                           << "' must be a non-empty list of requirement names";
+  return success();
+}
+
 LogicalResult SymshapeDialect::verifyOperationAttribute(Operation *op,
                                                         NamedAttribute attr) {
   if (attr.getName() == kBucketAttrName)
     return verifyBucket(op, attr.getValue());
+  if (attr.getName() == kCheckedAttrName)
+    return verifyChecked(op, attr.getValue());
   if (attr.getName() == kRangesAttrName)
     return verifyRanges(op, attr.getValue());
   if (attr.getName() == kValueAttrName) {

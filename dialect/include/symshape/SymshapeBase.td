@@ -52,6 +52,10 @@ def Symshape_Dialect : Dialect {
     /// Discardable function attribute holding the value range of each fresh
     /// symbol (`_dN`) its annotations mention: `#symshape.shape<[lo, hi]>`.
     static constexpr ::llvm::StringLiteral kRangesAttrName = "symshape.ranges";
+    /// Discardable attribute listing the requirements of an op that a run-time
+    /// check already establishes (`symshape-verify-contract{mode=defer}`
+    /// emitted it): `symshape-resolve` emits no second check for them.
+    static constexpr ::llvm::StringLiteral kCheckedAttrName = "symshape.checked";
   }];
 }
 

@@ -137,7 +137,7 @@ def verify_contract(
     report.static = state.requirements - len(state.obligations)
     with module.context:
         for ob in state.obligations:
-            if ob.discharged or ob.status is Status.PROVEN:
+            if ob.status is Status.PROVEN or ob.checked_in_ir:
                 continue
             if ob.status is Status.UNPROVEN:
                 if ob.condition == ():

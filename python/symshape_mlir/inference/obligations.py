@@ -55,6 +55,7 @@ from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.inference.facts import Origin
 
 __all__ = [
+    "CHECKED_ATTR",
     "NO_CHECK",
     "Compare",
     "Condition",
@@ -64,7 +65,32 @@ __all__ = [
     "Quantity",
     "Source",
     "Status",
+    "checked_fields",
+    "mark_checked",
 ]
+
+CHECKED_ATTR = "symshape.checked"
+"""The op attribute naming the requirements a run-time check in the IR establishes."""
+
+
+def checked_fields(op: ir.Operation) -> frozenset[str]:
+    """The requirements of ``op`` its ``symshape.checked`` attribute lists."""
+    if CHECKED_ATTR not in op.attributes:
+        return frozenset()
+    return frozenset(ir.StringAttr(a).value for a in ir.ArrayAttr(op.attributes[CHECKED_ATTR]))
+
+
+def mark_checked(op: ir.Operation, field: str) -> None:
+    """Adds ``field`` to the requirements ``op``'s ``symshape.checked`` lists.
+
+    .. code-block:: mlir
+
+        cf.assert %same, "symshape: check failed: reshape target extent 0 (...)"
+        %r = symshape.reshape %t to [dim(0, 0) * 4] {symshape.checked = ["reshape target extent 0"]}
+    """
+    fields = sorted(checked_fields(op) | {field})
+    op.attributes[CHECKED_ATTR] = ir.ArrayAttr.get(
+        [ir.StringAttr.get(f, op.context) for f in fields], op.context)
 
 
 Source: TypeAlias = ir.Value | tuple[ir.Value, int]
@@ -209,7 +235,6 @@ class Obligation:
             it (then a violation is rejected in every mode).
         self_checked: the op's own lowering checks it at run time (the
             symshape tensor ops), so ``symshape-resolve`` emits nothing more.
-        discharged: set once a run-time check for it has been emitted.
         checked_after: the condition reads the op's results (an annotation
             ``policy=refine`` keeps): its check goes right after the op.
     """
@@ -222,8 +247,14 @@ class Obligation:
     origin: Origin | None
     condition: Condition | None
     self_checked: bool = False
-    discharged: bool = False
     checked_after: bool = False
+
+    @property
+    def checked_in_ir(self) -> bool:
+        """Whether a run-time check of this requirement is already in the IR:
+        the op lists :attr:`field` in its ``symshape.checked`` attribute
+        (``symshape-verify-contract{mode=defer}`` put it there)."""
+        return self.field in checked_fields(self.op)
 
     @property
     def weakest(self) -> ShapeExtent:

@@ -39,7 +39,7 @@ from symshape_mlir.extent.expr import (
     Sum,
     Sym,
 )
-from symshape_mlir.inference.obligations import Kind, Obligation, Quantity
+from symshape_mlir.inference.obligations import Kind, Obligation, Quantity, mark_checked
 from symshape_mlir.locations import location_text
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, lower_scalar
@@ -85,7 +85,8 @@ def emit_checks(
     bindings: MutableMapping[ir.Operation, AxisBindings] | None = None,
 ) -> None:
     """Emits the check of each obligation before its op (after it, for one that
-    reads the op's results) and marks it discharged.
+    reads the op's results) and names it in the op's ``symshape.checked``, so
+    that IR passes on (through any pass in between) that it is checked.
 
     Args:
         obligations: Obligations of ops inside functions (others are skipped).
@@ -106,7 +107,7 @@ def emit_checks(
         at = ir.InsertionPoint.after(ob.op) if ob.checked_after else ir.InsertionPoint(ob.op)
         with at, ob.op.location:
             emit_check(IndexBuilder(), ob, axes)
-        ob.discharged = True
+        mark_checked(ob.op, ob.field)
 
 
 def lower_quantity(b: IndexBuilder, q: Quantity, axes: AxisBindings, op: ir.Operation,

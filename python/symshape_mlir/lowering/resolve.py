@@ -160,7 +160,7 @@ def resolve_module(
         facts = facts or infer(module, InferenceOptions())
         bindings = {func: AxisBindings(func) for func in functions(module)}
         emit_checks((ob for ob in facts.obligations if not (
-            ob.discharged or ob.self_checked or ob.status is Status.PROVEN)), bindings)
+            ob.self_checked or ob.status is Status.PROVEN or ob.checked_in_ir)), bindings)
         # Per function, its ops with requirements not proven where they are
         # (collected before any lowering erases ops).
         unproven: dict[ir.Operation, set[ir.Operation]] = {func: set() for func in bindings}

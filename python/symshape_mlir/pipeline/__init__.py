@@ -9,14 +9,16 @@ Public API:
     :class:`DiagnosticError` and :class:`DiagnosticCollector` for diagnostics;
     :func:`run_pipeline` to run a textual pipeline mixing symshape and upstream
     passes on a module, raising :class:`PipelineError` (or
-    :class:`InvalidPipelineError` before running) with the diagnostics.
+    :class:`InvalidPipelineError` before running) with the diagnostics;
+    :func:`inference`/:func:`inferred` for the inference the passes of one
+    run share (an :class:`AnalysisCache`, which a caller may hand in).
 """
 
 from __future__ import annotations
 
 import logging
 
-from symshape_mlir.pipeline.analysis import inference, store_inference
+from symshape_mlir.pipeline.analysis import AnalysisCache, inference, inferred
 from symshape_mlir.pipeline.diagnostics import (
     Diagnostic,
     DiagnosticCollector,
@@ -31,6 +33,7 @@ from symshape_mlir.pipeline.pass_base import ModulePass
 from symshape_mlir.pipeline.runner import PassPipeline, PassRegistry, run_pipeline
 
 __all__ = [
+    "AnalysisCache",
     "Diagnostic",
     "DiagnosticCollector",
     "DiagnosticError",
@@ -44,9 +47,9 @@ __all__ = [
     "SourceLoc",
     "format_diagnostic",
     "inference",
+    "inferred",
     "option",
     "run_pipeline",
-    "store_inference",
 ]
 
 logger = logging.getLogger(__name__)

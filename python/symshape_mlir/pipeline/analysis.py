@@ -1,12 +1,13 @@
 """The inference analysis, computed once per pipeline run and shared by passes.
 
-Passes talk to each other through this cache, never through the attributes
-they print: ``symshape-infer-shapes`` computes the facts (with its options)
-and annotates; ``symshape-verify-contract`` judges the same facts' obligations
-and marks the ones it checks; ``symshape-resolve`` emits the rest and lowers.
-A pass that changes what inference would derive declares it
-(``preserves_analyses = False``, the default); the runner then drops the
-analysis, as it does after any upstream pass.
+It is a cache, not a channel: passes pass on what they decide through the
+IR. ``symshape-infer-shapes`` computes the facts (with its options) and
+annotates; ``symshape-verify-contract{mode=defer}`` emits a check and names
+the requirement in its op's ``symshape.checked``; ``symshape-resolve`` emits
+the checks of the other unproven requirements and lowers. A pass that
+changes what inference would derive declares it (``preserves_analyses =
+False``, the default); the runner then drops the analysis, as it does after
+any upstream pass, and the next pass that needs it infers again.
 
 Example:
     >>> state = inference(module)      # inside a pass: cached, or inferred now
@@ -22,19 +23,40 @@ from mlir import ir
 
 from symshape_mlir.inference import InferenceOptions, InferenceState, infer
 
-__all__ = ["AnalysisCache", "inference", "sharing", "store_inference"]
+__all__ = ["AnalysisCache", "inference", "inferred", "sharing"]
 
 
 class AnalysisCache:
-    """The analyses of one module while a pipeline runs on it."""
+    """The analyses of one module while a pipeline runs on it.
+
+    A caller that inferred the module already (the runtime, which captures
+    sizes from the same facts) hands its cache to
+    :func:`~symshape_mlir.pipeline.run_pipeline`, and a first
+    ``symshape-infer-shapes`` with the same options reuses them.
+    """
 
     def __init__(self) -> None:
         self.state: InferenceState | None = None
         self.module: ir.Operation | None = None
+        self.options: InferenceOptions | None = None
 
     def invalidate(self) -> None:
         """Forgets everything (the IR changed)."""
-        self.state = self.module = None
+        self.state = self.module = self.options = None
+
+    def infer(self, module: ir.Operation, options: InferenceOptions | None = None
+              ) -> InferenceState:
+        """The facts of ``module`` under ``options`` (the defaults when not
+        given): the cached ones when they are for the same module and
+        options, else inferred now and cached.
+
+        Raises:
+            InferenceError: when inferring fails.
+        """
+        options = options or InferenceOptions()
+        if self.state is None or self.module != module or self.options != options:
+            self.state, self.module, self.options = infer(module, options), module, options
+        return self.state
 
 
 _current: contextvars.ContextVar[AnalysisCache | None] = contextvars.ContextVar(
@@ -52,8 +74,9 @@ def sharing(cache: AnalysisCache) -> Iterator[None]:
 
 
 def inference(module: ir.Operation) -> InferenceState:
-    """The facts of ``module``: the pipeline's cached ones, else inferred now
-    (with default options) and cached.
+    """The facts of ``module``: the pipeline's cached ones (whatever options
+    ``symshape-infer-shapes`` used), else inferred now with default options
+    and cached.
 
     Raises:
         InferenceError: when inferring fails.
@@ -61,13 +84,16 @@ def inference(module: ir.Operation) -> InferenceState:
     cache = _current.get()
     if cache is not None and cache.state is not None and cache.module == module:
         return cache.state
-    state = infer(module, InferenceOptions())
-    store_inference(module, state)
-    return state
+    return inferred(module, InferenceOptions())
 
 
-def store_inference(module: ir.Operation, state: InferenceState) -> None:
-    """Makes ``state`` the cached facts of ``module`` (when a pipeline runs)."""
+def inferred(module: ir.Operation, options: InferenceOptions) -> InferenceState:
+    """The facts of ``module`` under ``options``: the pipeline's cached ones
+    when they were inferred with the same options, else inferred now (and
+    cached when a pipeline runs).
+
+    Raises:
+        InferenceError: when inferring fails.
+    """
     cache = _current.get()
-    if cache is not None:
-        cache.state, cache.module = state, module
+    return infer(module, options) if cache is None else cache.infer(module, options)

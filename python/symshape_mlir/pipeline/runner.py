@@ -141,7 +141,8 @@ class PassPipeline:
         ]
         return f"{MODULE_ANCHOR}({','.join(texts)})"
 
-    def run(self, module: ir.Operation, collector: DiagnosticCollector) -> bool:
+    def run(self, module: ir.Operation, collector: DiagnosticCollector,
+            analyses: AnalysisCache | None = None) -> bool:
         """Runs the pipeline on ``module`` in place.
 
         Every diagnostic (MLIR's and our passes') goes to ``collector``, in
@@ -152,6 +153,9 @@ class PassPipeline:
         Args:
             module: A ``builtin.module`` operation of this pipeline's context.
             collector: Receives the diagnostics.
+            analyses: What the caller inferred of ``module`` already (kept
+                until the first pass that does not preserve it); a fresh
+                cache when not given.
 
         Returns:
             Whether the pipeline succeeded.
@@ -166,7 +170,7 @@ class PassPipeline:
                for step in self.steps):
             module.context.allow_unregistered_dialects = True
         self._collector = collector
-        self._analyses = AnalysisCache()
+        self._analyses = AnalysisCache() if analyses is None else analyses
         self._preserved_by = -1
         sys.stderr.flush()
         try:
@@ -288,6 +292,7 @@ def run_pipeline(
     pipeline: str,
     *,
     passes: PassRegistry,
+    analyses: AnalysisCache | None = None,
 ) -> tuple[Diagnostic, ...]:
     """Runs a textual pipeline mixing symshape and upstream passes on a module.
 
@@ -295,6 +300,8 @@ def run_pipeline(
         module: The ``builtin.module`` to transform in place.
         pipeline: E.g. ``"builtin.module(symshape-strip-annotations,canonicalize)"``.
         passes: The symshape passes by name (``symshape_mlir.passes.PASSES``).
+        analyses: The caller's inference of ``module``, which the first
+            passes reuse (see :meth:`PassPipeline.run`).
 
     Returns:
         The non-error diagnostics (warnings, remarks) the run emitted.
@@ -307,7 +314,7 @@ def run_pipeline(
     operation = module.operation
     built = PassPipeline.parse(pipeline, context=operation.context, passes=passes)
     collector = DiagnosticCollector()
-    if not built.run(operation, collector):
+    if not built.run(operation, collector, analyses):
         diagnostics = list(collector.diagnostics)
         if not collector.has_errors:
             diagnostics.append(

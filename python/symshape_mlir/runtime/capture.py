@@ -526,7 +526,8 @@ def _is_private(func: ir.Operation) -> bool:
 
 
 def capture_module(
-    module: ir.Module | ir.Operation, unplanned: bool | Collection[str] = ()
+    module: ir.Module | ir.Operation, unplanned: bool | Collection[str] = (),
+    state: InferenceState | None = None,
 ) -> dict[str, FunctionSizes]:
     """Captures the sizes of every public function of a module.
 
@@ -534,6 +535,8 @@ def capture_module(
         module: The module, before ``symshape-resolve`` (it is not changed).
         unplanned: Names of functions whose results are not planned (or True
             for all): their result sizes are read after each call.
+        state: The module's inference with default options (the one the
+            compile pipeline then reuses); inferred here when not given.
 
     Returns:
         The sizes, by function name.
@@ -545,7 +548,7 @@ def capture_module(
         InferenceError: Shape inference fails.
     """
     operation = module.operation
-    state = infer(operation)
+    state = state or infer(operation)
     captured: dict[str, FunctionSizes] = {}
     for func in functions(operation):
         if _is_private(func):

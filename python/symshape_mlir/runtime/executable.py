@@ -38,6 +38,7 @@ from symshape_mlir.backend.signature import TensorType
 from symshape_mlir.backend.targets import get_target, target_flags
 from symshape_mlir.context import new_context
 from symshape_mlir.passes import run_pipeline
+from symshape_mlir.pipeline import AnalysisCache
 from symshape_mlir.runtime.capture import FunctionSizes, capture_module
 from symshape_mlir.runtime.diskcache import DiskCache, cache_key, default_cache_dir
 from symshape_mlir.runtime.entry import EntryPoint
@@ -222,11 +223,14 @@ class Executable:
             meta: dict[str, Any] = {}
             # Judged before specialization makes every operand static.
             contracts = _contracts_activations(module, packed)
+            # One inference: the sizes are captured from the facts the pipeline reuses.
+            analyses = AnalysisCache()
             if not bindings and packed is None:
-                sizes = capture_module(module, self._unplanned)
+                sizes = capture_module(module, self._unplanned, analyses.infer(module.operation))
                 meta["functions"] = {name: s.to_json() for name, s in sizes.items()}
             specialize = f"symshape-specialize{{bindings={bindings}}}," if bindings else ""
-            run_pipeline(module, f"builtin.module({specialize}{_PIPELINES[self.contract]})")
+            run_pipeline(module, f"builtin.module({specialize}{_PIPELINES[self.contract]})",
+                         analyses)
             if packed is not None:
                 packed.globalize(module)
             resolved = module.operation.get_asm(enable_debug_info=True)

@@ -288,3 +288,13 @@ func.func @ranges_bound() attributes {symshape.ranges = {_d1 = #symshape.shape<[
 func.func @ranges_rank() attributes {symshape.ranges = {_d1 = #symshape.shape<[0]>}} {
   return
 }
+
+// -----
+
+// expected-error @below {{'symshape.checked' must be a non-empty list of requirement names}}
+%0 = arith.constant {symshape.checked = []} 0 : index
+
+// -----
+
+// expected-error @below {{'symshape.checked' must be a non-empty list of requirement names}}
+%0 = arith.constant {symshape.checked = [1]} 0 : index
