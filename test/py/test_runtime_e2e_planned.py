@@ -44,6 +44,7 @@ UNPLANNED = {
     "choose": "arith.select between two sizes",
     "branch": "scf.if between two sizes",
     "choose_into_matmul": "arith.select between two sizes",
+    "chosen_rows": "arith.select between two sizes",
     "returned_choice_read_again": "scf.if between two sizes",
     "flat_and_head_of_a_choice": "scf.if between two sizes",
 }

@@ -39,6 +39,7 @@ from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.source import SourceLocation
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import FunctionTrace
+from symshape_mlir.shapes import slices
 
 __all__ = ["Index", "IndexBuilder", "SizeLike", "is_runtime_integer"]
 
@@ -103,17 +104,26 @@ class IndexBuilder:
                 expr = cancel_exact_divisions(expr)
             extent: ShapeExtent = Exact(expr)
         else:
-            extent = bounded(a.extent, self._nonneg(a), b.extent, self._nonneg(b))
+            extent = bounded(a.extent, self.nonneg(a), b.extent, self.nonneg(b))
         if extent.is_exact and isinstance(extent.expr, Const):
             return self.const(extent.expr.value)
         value = self.trace.ssa("i")
         self.trace.emit(f"{value} = {op} {self.ssa(a)}, {self.ssa(b)} : index", self.where)
         return Index(value, extent)
 
-    @staticmethod
-    def _nonneg(index: Index) -> bool:
+    def proven_le(self, a: Index, b: Index) -> bool:
+        """Whether ``a <= b`` is proven (both exact)."""
+        return isinstance(a.extent, Exact) and isinstance(b.extent, Exact) and prove_le(
+            a.extent.expr, b.extent.expr, fallback=False) is True
+
+    def nonneg(self, index: Index) -> bool:
+        """Whether ``index >= 0`` is proven (it is exact)."""
         return isinstance(index.extent, Exact) and prove_nonnegative(
             index.extent.expr, fallback=False) is True
+
+    def known(self, index: Index) -> int | None:
+        """The value of ``index`` when it is a constant."""
+        return index.const
 
     def add(self, a: Index, b: Index) -> Index:
         """``a + b``."""
@@ -145,31 +155,12 @@ class IndexBuilder:
 
     def clamp(self, value: Index, low: Index, high: Index) -> Index:
         """``min(max(value, low), high)``, without the sides that provably hold."""
-        if not self._proven(low, value):
-            value = self.max(value, low)
-        if not self._proven(value, high):
-            value = self.min(value, high)
-        return value
-
-    @staticmethod
-    def _proven(low: Index, high: Index) -> bool:
-        """Whether ``low <= high`` is proven (both exact)."""
-        return isinstance(low.extent, Exact) and isinstance(high.extent, Exact) and prove_le(
-            low.extent.expr, high.extent.expr, fallback=False) is True
-
-    def is_negative(self, value: Index) -> Index:
-        """1 where ``value < 0``, else 0: ``min(max(-value, 0), 1)``."""
-        return self.clamp(self.sub(self.const(0), value), self.const(0), self.const(1))
+        return slices.clamp(self, value, low, high)
 
     def wrapped(self, value: Index, extent: Index) -> Index:
-        """numpy's reading of an index into an axis of ``extent`` entries: a
-        negative one counts from the end (``value + extent``), branch-free
-        (``value + extent * [value < 0]``)."""
-        if self._nonneg(value):
-            return value
-        if value.const is not None:
-            return self.add(value, extent)
-        return self.add(value, self.mul(extent, self.is_negative(value)))
+        """numpy's reading of an index into an axis of ``extent`` entries
+        (:func:`~symshape_mlir.shapes.slices.wrapped`)."""
+        return slices.wrapped(self, value, extent)
 
     # -- sources -------------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from symshape_mlir.frontend.ops.generic import (
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import FunctionTrace, current_trace, tensor_type
+from symshape_mlir.shapes.slices import range_count
 
 __all__ = [
     "arange",
@@ -211,8 +212,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     b = IndexBuilder(trace, where)
     low, high = b.size(start, "arange", "start"), b.size(stop, "arange", "stop")
     step = operator.index(step)
-    span = b.sub(high, low) if step > 0 else b.sub(low, high)
-    count = b.max(b.ceildiv(span, b.const(abs(step))), b.const(0))
+    count = range_count(b, low, high, step)
     target = _dtype("arange", dtype, where) if dtype is not None else i64
     return _iota(trace, count, low, step, i64, target, where)
 

@@ -33,6 +33,7 @@ from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.index import Index, IndexBuilder, is_runtime_integer
 from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.ops.gather import take_checked
+from symshape_mlir.frontend.ops.generic import emit_empty_sized
 from symshape_mlir.frontend.ops.masks import compress
 from symshape_mlir.frontend.ops.reorder import flip
 from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes, transpose
@@ -40,6 +41,7 @@ from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.shapes.slices import slice_indices
 
 __all__ = ["getitem", "slice_axis"]
 
@@ -138,7 +140,7 @@ def _basic(x: Tensor, items: list[Any], where: SourceLocation) -> Tensor:
     offsets: list[Index] = []
     sizes: list[Index] = []
     strides: list[int] = []
-    kept: list[ShapeExtent] = []
+    kept: list[Index] = []
     new_axes: list[int] = []
     element: int | None = None
     axis = 0
@@ -153,7 +155,7 @@ def _basic(x: Tensor, items: list[Any], where: SourceLocation) -> Tensor:
             offsets.append(start)
             sizes.append(count)
             strides.append(abs(step))
-            kept.append(count.extent)
+            kept.append(count)
         elif isinstance(item, bool):
             raise FrontendError(f"indexing at {where}: a bool is not an index")
         elif isinstance(item, int):
@@ -173,15 +175,19 @@ def _basic(x: Tensor, items: list[Any], where: SourceLocation) -> Tensor:
         else:
             raise FrontendError(f"indexing at {where}: unsupported index {item!r}")
         axis += 1
-    shape = Shape(kept)
     trace = x.trace
-    name = trace.ssa("sl")
-    trace.emit(
-        f"{name} = tensor.extract_slice {x.value}[{', '.join(o.value for o in offsets)}] "
-        f"[{', '.join(s.value for s in sizes)}] [{', '.join(map(str, strides))}] : "
-        f"{x.mlir_type} to {tensor_type(shape, x.dtype)}",
-        where,
-    )
+    if any(size.const == 0 for size in sizes):
+        # MLIR rejects a static offset at the end of an axis even for an empty slice.
+        name, shape = emit_empty_sized(trace, kept, x.dtype, where)
+    else:
+        shape = Shape([size.extent for size in kept])
+        name = trace.ssa("sl")
+        trace.emit(
+            f"{name} = tensor.extract_slice {x.value}[{', '.join(o.value for o in offsets)}] "
+            f"[{', '.join(s.value for s in sizes)}] [{', '.join(map(str, strides))}] : "
+            f"{x.mlir_type} to {tensor_type(shape, x.dtype)}",
+            where,
+        )
     result = Tensor(trace, name, shape, x.dtype)
     if x.ndim == 1 and not kept and element is not None:
         trace.note_element(result, x, element)
@@ -204,31 +210,19 @@ def _step(item: slice, where: SourceLocation) -> int:
 def _slice(b: IndexBuilder, item: slice, step: int, n: Index,
            where: SourceLocation) -> tuple[Index, Index]:
     """The offset and count of ``item`` on an axis of ``n`` entries (numpy's
-    ``slice.indices``); a negative step reads the axis reversed."""
-    zero, one = b.const(0), b.const(1)
-    if step > 0:
-        start = zero if item.start is None else b.clamp(_bound(b, item.start, n, where), zero, n)
-        stop = n if item.stop is None else b.clamp(_bound(b, item.stop, n, where), zero, n)
-        span = b.sub(stop, start)
-        count = b.max(b.ceildiv(span, b.const(step)) if step != 1 else span, zero)
-        return start, count
-    last = b.sub(n, one)
-    minus_one = b.const(-1)
-    start = last if item.start is None else \
-        b.clamp(_bound(b, item.start, n, where), minus_one, last)
-    stop = minus_one if item.stop is None else \
-        b.clamp(_bound(b, item.stop, n, where), minus_one, last)
-    count = b.max(b.ceildiv(b.sub(start, stop), b.const(-step)), zero)
-    # In the reversed axis, entry `start` is at `n - 1 - start`.
-    return b.sub(last, start), count
+    ``slice.indices``, :func:`~symshape_mlir.shapes.slices.slice_indices`); a
+    negative step reads the axis reversed."""
+    start = None if item.start is None else _bound(b, item.start, where)
+    stop = None if item.stop is None else _bound(b, item.stop, where)
+    return slice_indices(b, start, stop, step, n)
 
 
-def _bound(b: IndexBuilder, item: Any, n: Index, where: SourceLocation) -> Index:
-    """A slice bound as numpy reads it: negative counts from the end."""
+def _bound(b: IndexBuilder, item: Any, where: SourceLocation) -> Index:
+    """A slice bound (negative counts from the end)."""
     if isinstance(item, bool):
         raise FrontendError(f"indexing at {where}: a bool is not a slice bound")
     if isinstance(item, _BOUNDS) or is_runtime_integer(item):
-        return b.wrapped(b.size(item, "indexing", "slice bound"), n)
+        return b.size(item, "indexing", "slice bound")
     raise FrontendError(f"indexing at {where}: unsupported slice bound {item!r}")
 
 

@@ -173,7 +173,10 @@ def pad_(node: NodeContext) -> list[Value]:
             extent = x.shape[axis].expr
             if extent is None or not x.shape[axis].is_exact:
                 node.error(f"axis {axis} is {x.shape[axis]}, not an exact extent to crop")
-            crops[axis] = slice(before or None, canon.sub(extent, after) if after else None)
+            # A constant cut is a negative stop: numpy's wrap gives ``extent - cut``
+            # clamped at 0 with no test of the stop's sign.
+            stop = (-after if isinstance(after, int) else canon.sub(extent, after)) if after else None
+            crops[axis] = slice(before or None, stop)
     if any(c != slice(None) for c in crops):
         x = getitem(x, tuple(crops))
     grown = any(not (isinstance(w, int) and w == 0) for pair in widths for w in pair)

@@ -23,10 +23,11 @@ import numpy as np
 from symshape_mlir.extent import canon
 from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact
-from symshape_mlir.extent.prove import prove_le
 from symshape_mlir.frontend.dtypes import as_dtype, i1
 from symshape_mlir.frontend.ops import shape_ops as fs
-from symshape_mlir.frontend.ops.generic import Body, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.ops.creation import arange, full
+from symshape_mlir.frontend.ops.generic import emit_empty, emit_fill
+from symshape_mlir.frontend.ops.indexing import getitem
 from symshape_mlir.frontend.ops.triangles import tril, triu
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
@@ -39,6 +40,7 @@ from symshape_mlir.shapes.broadcast import broadcast_shapes
 from symshape_mlir.shapes.errors import AxisConflictError, BroadcastError
 from symshape_mlir.shapes.reshape import numel, reshape_hole
 from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.shapes.slices import EXTENTS, range_count, slice_indices
 from symshape_mlir.shapes.unify import unify_extents
 
 __all__ = ["exact_dims"]
@@ -104,16 +106,9 @@ def dropout(node: NodeContext) -> list[Value]:
 
 @importer("ConstantOfShape", since=9)
 def constant_of_shape(node: NodeContext) -> list[Value]:
-    target = node.known(0, "shape")
     fill = node.attr("value")
     fill = np.zeros(1, np.float32) if fill is None else np.asarray(fill).reshape(-1)
-    dtype = as_dtype(fill.dtype)
-    shape = Shape([Exact(e) for e in target.elements])
-    init = emit_empty(node.trace, shape, dtype, [None] * shape.rank, node.where)
-    filled = emit_fill(
-        node.trace, init, dtype, fill[0].item(), tensor_type(shape.dims, dtype), node.where
-    )
-    return [Tensor(node.trace, filled, shape, dtype)]
+    return [full(list(node.known(0, "shape").elements), fill[0].item(), as_dtype(fill.dtype))]
 
 
 @importer("Reshape", since=13)
@@ -217,45 +212,36 @@ def split(node: NodeContext) -> list[Value]:
     return outputs
 
 
-def _clamp(bound: Expr, extent: Expr) -> Expr:
-    """A slice bound (negative from the end) clamped to ``[0, extent]``."""
-    if isinstance(bound, Const):
-        if bound.value >= HUGE:
-            return extent
-        if bound.value <= -HUGE:
-            return Const(0)
-        if bound.value < 0:
-            return canon.maximum(canon.add(extent, bound.value), 0)
-    return canon.minimum(bound, extent)
-
-
-def _slice_plan(node: NodeContext, dims: list[Expr]) -> tuple[list[Expr], list[Expr], list[int]]:
-    """``Slice``'s offsets, sizes and strides over an input of extents ``dims``."""
+def _slices(node: NodeContext, dims: list[Expr]) -> list[tuple[Expr | None, Expr | None, int]]:
+    """``Slice``'s ``(start, stop, step)`` per axis of an input of extents
+    ``dims``, as numpy reads them (``None`` for a whole axis). A bound at or
+    beyond ``±2**62`` (``INT64_MAX`` in exports) means "past that end": ``n``
+    or ``-n - 1``, which clamp as ONNX says for either sign of step."""
     starts, ends = node.known(1, "starts").elements, node.known(2, "ends").elements
     axes = axes_operand(node, len(dims), 3) or list(range(len(starts)))
     steps = node.ints(4, "steps") if node.has(4) else [1] * len(starts)
     if not len(starts) == len(ends) == len(axes) == len(steps):
         node.error("starts, ends, axes and steps differ in length")
-    offsets: list[Expr] = [Const(0)] * len(dims)
-    sizes: list[Expr] = list(dims)
-    strides = [1] * len(dims)
-    for a, s, e, step in zip(axes, starts, ends, steps, strict=True):
-        if step <= 0:
-            node.error(f"step {step} is not supported (steps must be positive)")
-        begin, end = _clamp(s, dims[a]), _clamp(e, dims[a])
-        offsets[a] = begin
-        span = canon.ceildiv(canon.sub(end, begin), step)
-        # The clamp to 0 only where it may bite: roll's two slices then sum back
-        # to the axis (n - max(n - 3, 0) and max(n - 3, 0)).
-        sizes[a] = span if prove_le(begin, end) else canon.maximum(span, 0)
-        strides[a] = step
-    return offsets, sizes, strides
+    items: list[tuple[Expr | None, Expr | None, int]] = [(None, None, 1)] * len(dims)
+    for a, start, stop, step in zip(axes, starts, ends, steps, strict=True):
+        if step == 0:
+            node.error("a step is 0")
+
+        def past(bound: Expr, n: Expr = dims[a]) -> Expr:
+            if isinstance(bound, Const) and bound.value >= HUGE:
+                return n
+            if isinstance(bound, Const) and bound.value <= -HUGE:
+                return canon.sub(-1, n)
+            return bound
+
+        items[a] = (past(start), past(stop), step)
+    return items
 
 
 @importer("Slice", since=13)
 def slice_(node: NodeContext) -> list[Value]:
-    offsets, sizes, strides = _slice_plan(node, exact_dims(node, 0))
-    return [_extract(node, node.tensor(0), offsets, sizes, strides)]
+    items = _slices(node, exact_dims(node, 0))
+    return [getitem(node.tensor(0), tuple(slice(*item) for item in items))]
 
 
 @importer("Expand", since=13)
@@ -295,8 +281,8 @@ def transpose(node: NodeContext) -> list[Value]:
     return [fs.transpose(node.tensor(0), perm)]
 
 
-def _range(node: NodeContext) -> tuple[Expr, int, Expr, np.dtype]:
-    """``Range``'s start, constant delta, element count and element type."""
+def _range(node: NodeContext) -> tuple[Expr, Expr, int, np.dtype]:
+    """``Range``'s start, limit, constant delta and element type."""
     values = [v for v in (Known.of(node.value(i)) for i in range(3))
               if v is not None and v.shape == ()]
     if len(values) < 3:
@@ -304,31 +290,13 @@ def _range(node: NodeContext) -> tuple[Expr, int, Expr, np.dtype]:
     (start,), (limit,), (delta,) = (v.elements for v in values)
     if not isinstance(delta, Const) or delta.value == 0:
         node.error(f"delta must be a non-zero constant, not {delta}")
-    span = canon.sub(limit, start) if delta.value > 0 else canon.sub(start, limit)
-    count = canon.maximum(canon.ceildiv(span, abs(delta.value)), 0)
-    return start, delta.value, count, values[0].dtype
+    return start, limit, delta.value, values[0].dtype
 
 
 @importer("Range", since=11)
 def range_(node: NodeContext) -> list[Value]:
-    start, step_value, count, element = _range(node)
-    dtype = as_dtype(element)
-    shape = Shape([Exact(count)])
-    trace, where_ = node.trace, node.where
-    init = emit_empty(trace, shape, dtype, [None], where_)
-    first = trace.materialize(Exact(start), where_)
-    base = trace.ssa("i")
-    trace.emit(f"{base} = arith.index_cast {first} : index to {dtype.mlir}", where_)
-
-    def body(block: Body, args: list[str]) -> str:
-        index = block.op("linalg.index 0", "index")
-        cast = trace.ssa("b")
-        block.lines.append(f"  {cast} = arith.index_cast {index} : index to {dtype.mlir} "
-                           f"{where_.mlir}")
-        step = block.op(f"arith.muli {cast}, {block.const(dtype, step_value)}", dtype.mlir)
-        return block.op(f"arith.addi {base}, {step}", dtype.mlir)
-
-    return [emit_generic(trace, [], 1, ["parallel"], ["d0"], shape, dtype, init, body, where_)]
+    start, limit, delta, element = _range(node)
+    return [arange(start, limit, delta, as_dtype(element))]
 
 
 @importer("Trilu", since=14)
@@ -427,7 +395,9 @@ def split_rule(node: NodeContext) -> list[Value]:
 
 @shape_rule("Slice", since=13)
 def slice_rule(node: NodeContext) -> list[Value]:
-    _, sizes, _ = _slice_plan(node, exact_dims(node, 0))
+    dims = exact_dims(node, 0)
+    sizes = [slice_indices(EXTENTS, start, stop, step, n)[1]
+             for (start, stop, step), n in zip(_slices(node, dims), dims, strict=True)]
     return [abstract(Shape(sizes), node.element_type(0))]
 
 
@@ -463,8 +433,8 @@ def transpose_rule(node: NodeContext) -> list[Value]:
 
 @shape_rule("Range", since=11)
 def range_rule(node: NodeContext) -> list[Value]:
-    _, _, count, dtype = _range(node)
-    return [abstract(Shape([Exact(count)]), dtype)]
+    start, limit, delta, dtype = _range(node)
+    return [abstract(Shape([Exact(range_count(EXTENTS, start, limit, delta))]), dtype)]
 
 
 @shape_rule("Trilu", since=14)
