@@ -172,8 +172,8 @@ def test_unsupported_opset() -> None:
 
 
 def test_unsupported_element_type() -> None:
-    model = _model([helper.make_node("Relu", ["x"], ["y"])], [_info("x", [2], TensorProto.COMPLEX64)],
-                   [_info("y", None)])
+    model = _model([helper.make_node("Relu", ["x"], ["y"])],
+                   [_info("x", [2], TensorProto.COMPLEX64)], [_info("y", None)])
     assert _error(model) == (
         "<onnx>: input 'x' has element type COMPLEX64, which the importer does not support"
     )

@@ -175,7 +175,9 @@ def pad_(node: NodeContext) -> list[Value]:
                 node.error(f"axis {axis} is {x.shape[axis]}, not an exact extent to crop")
             # A constant cut is a negative stop: numpy's wrap gives ``extent - cut``
             # clamped at 0 with no test of the stop's sign.
-            stop = (-after if isinstance(after, int) else canon.sub(extent, after)) if after else None
+            stop = None
+            if after:
+                stop = -after if isinstance(after, int) else canon.sub(extent, after)
             crops[axis] = slice(before or None, stop)
     if any(c != slice(None) for c in crops):
         x = getitem(x, tuple(crops))
