@@ -127,11 +127,13 @@ from symshape_mlir.frontend.ops.unary import (
 )
 from symshape_mlir.frontend.tensor import Tensor, TensorSpec, bind_ops
 from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
+from symshape_mlir.frontend.vjp import ADError
 
 #: numpy's other name of ``remainder``.
 mod = remainder
 
 __all__ = [
+    "ADError",
     "AxisConflictError",
     "BroadcastError",
     "ContractError",

@@ -35,10 +35,10 @@ from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.ops.gather import take_checked
 from symshape_mlir.frontend.ops.masks import compress
 from symshape_mlir.frontend.ops.reorder import flip
-from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes, transpose
+from symshape_mlir.frontend.ops.shape_ops import extract_slice, insert_unit_axes, transpose
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
-from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import composite
 from symshape_mlir.shapes.shape import Shape
 
 __all__ = ["getitem", "slice_axis"]
@@ -68,6 +68,7 @@ def _is_mask(item: Any) -> bool:
     return isinstance(item, Tensor) and item.dtype.is_bool and item.ndim >= 1
 
 
+@composite
 def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]`` (see the module docstring).
 
@@ -173,18 +174,9 @@ def _basic(x: Tensor, items: list[Any], where: SourceLocation) -> Tensor:
         else:
             raise FrontendError(f"indexing at {where}: unsupported index {item!r}")
         axis += 1
-    shape = Shape(kept)
-    trace = x.trace
-    name = trace.ssa("sl")
-    trace.emit(
-        f"{name} = tensor.extract_slice {x.value}[{', '.join(o.value for o in offsets)}] "
-        f"[{', '.join(s.value for s in sizes)}] [{', '.join(map(str, strides))}] : "
-        f"{x.mlir_type} to {tensor_type(shape, x.dtype)}",
-        where,
-    )
-    result = Tensor(trace, name, shape, x.dtype)
+    result = extract_slice(x, offsets, sizes, strides, Shape(kept), where)
     if x.ndim == 1 and not kept and element is not None:
-        trace.note_element(result, x, element)
+        x.trace.note_element(result, x, element)
     if new_axes:
         result = insert_unit_axes(result, new_axes, where)
     return result
@@ -238,11 +230,5 @@ def slice_axis(x: Tensor, axis: int, offset: Index, size: Index, where: SourceLo
     b = IndexBuilder(x.trace, where)
     offsets = [offset if a == axis else b.const(0) for a in range(x.ndim)]
     sizes = [size if a == axis else b.dim(x, a) for a in range(x.ndim)]
-    shape = Shape([s.extent for s in sizes])
-    trace = x.trace
-    name = trace.ssa("sl")
-    trace.emit(
-        f"{name} = tensor.extract_slice {x.value}[{', '.join(o.value for o in offsets)}] "
-        f"[{', '.join(s.value for s in sizes)}] [{', '.join(['1'] * x.ndim)}] : "
-        f"{x.mlir_type} to {tensor_type(shape, x.dtype)}", where)
-    return Tensor(trace, name, shape, x.dtype)
+    return extract_slice(x, offsets, sizes, [1] * x.ndim, Shape([s.extent for s in sizes]),
+                         where)
