@@ -626,8 +626,12 @@ def _power_vjp(node: Node, ct: Tensor) -> Cotangents:
     dx = ct * y * power(x, y - 1.0) if node.needs("x") else None
     dy = None
     if node.needs("y"):
-        base = where(equal(x, 0.0), 1.0, x)
-        dy = ct * node.out * _log(base, node.where)
+        if isinstance(x, Tensor):
+            log = _log(where(equal(x, 0.0), 1.0, x), node.where)
+        else:
+            base = np.asarray(x, np.float64)
+            log = np.log(np.where(base == 0, 1.0, base))
+        dy = ct * node.out * log
     return {"x": _to(node, "x", dx), "y": _to(node, "y", dy)}
 
 
