@@ -15,6 +15,8 @@ Example:
 
 import sys
 
+# The scatters, which also hold the VJP rules of the gathers (their transposes).
+import symshape_mlir.frontend.ops.scatter  # noqa: F401
 from symshape_mlir.frontend.dtypes import (
     DType,
     bf16,

@@ -175,13 +175,19 @@ def vjp(fn: Callable[..., Any], *primals: Tensor,
         tape.watch(tensors[i])
     with recording(tape):
         result = fn(*primals)
-    items = [result] if isinstance(result, Tensor) else \
-        list(result) if isinstance(result, tuple | list) else []
-    outputs = tuple(tensors_in(items))
-    if not outputs or len(outputs) != len(items):
-        raise ADError(f"vjp of {_qualname(fn)}: it must return a traced tensor or a tuple of "
-                      f"them, not {result!r}", primitive="vjp", location=where)
+    leaves = _leaves(result)
+    outputs = tuple(tensors_in(result))
+    if not outputs or len(outputs) != len(leaves):
+        raise ADError(f"vjp of {_qualname(fn)}: it must return a traced tensor or (nested) "
+                      f"tuples of them, not {result!r}", primitive="vjp", location=where)
     return result, Pullback(tape, outputs, tuple(tensors[i] for i in chosen))
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The items of nested tuples and lists."""
+    if isinstance(value, tuple | list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
 
 
 def _scalar(transform: str, fn: Callable[..., Any], out: Any,

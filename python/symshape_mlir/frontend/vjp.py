@@ -14,10 +14,10 @@ A VJP rule (:func:`vjp_rule`), registered beside its op in one registry,
 takes the node and the cotangent of the output and returns the cotangents
 of the inputs by parameter name. Rules build them with the frontend's ops,
 so with the same shape rules (:mod:`symshape_mlir.shapes`) the forward ops
-use; they never guess an extent. A rule that needs an exact (or a static)
-extent and finds an upper bound, an unknown or a symbolic one raises the
-one AD error, :class:`ADError`, naming the primitive, the user's line, the
-field and what it saw.
+use; they never guess an extent. A rule that needs an exact extent and finds
+an upper bound or an unknown one raises the one AD error,
+:class:`ADError`, naming the primitive, the user's line, the field and what
+it saw.
 
 Soundness: a cotangent that reaches an op without a rule raises
 :class:`ADError` rather than being dropped, and so does one reaching a
@@ -66,8 +66,8 @@ __all__ = [
     "primitive",
     "recording",
     "require_exact",
-    "require_static",
     "save",
+    "tensors_in",
     "vjp_rule",
     "zero_rule",
 ]
@@ -180,19 +180,6 @@ def require_exact(node: Node, what: str, extents: Sequence[ShapeExtent]) -> None
             f"{node.describe()}: its VJP needs an exact {field_name}, but it is {extent}, "
             f"{'an' if kind == 'unknown' else 'only an'} {kind}{origin}; a gradient cannot "
             "be built from it", primitive=node.label, location=node.where, field=field_name,
-            guarantee=kind)
-
-
-def require_static(node: Node, what: str, extents: Sequence[ShapeExtent]) -> None:
-    """Raises :class:`ADError` at the first of ``extents`` that is not a constant."""
-    for index, extent in enumerate(extents):
-        kind = observed(extent)
-        if kind == "static":
-            continue
-        field_name = f"{what} {index}"
-        raise ADError(
-            f"{node.describe()}: its VJP needs a static {field_name}, but it is {extent} "
-            f"({kind})", primitive=node.label, location=node.where, field=field_name,
             guarantee=kind)
 
 
