@@ -626,6 +626,7 @@ def _power_vjp(node: Node, ct: Tensor) -> Cotangents:
     dx = ct * y * power(x, y - 1.0) if node.needs("x") else None
     dy = None
     if node.needs("y"):
+        log: Value
         if isinstance(x, Tensor):
             log = _log(where(equal(x, 0.0), 1.0, x), node.where)
         else:
