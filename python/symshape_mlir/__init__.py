@@ -11,18 +11,19 @@ Example:
     >>> with ir.Context():
     ...     attr = ir.Attribute.parse("#symshape.expr<batch * 2>")
 
-The function transformations (``symshape_mlir.jit``), which join the
-frontend and the runtime, are in :mod:`symshape_mlir.transforms`, loaded on
-first use so that ``import symshape_mlir`` stays light.
+The function transformations (``symshape_mlir.jit``, ``grad``,
+``value_and_grad``, ``vjp``), which join the frontend and the runtime, are
+in :mod:`symshape_mlir.transforms`, loaded on first use so that ``import
+symshape_mlir`` stays light.
 """
 
 from typing import Any
 
 from symshape_mlir.context import new_context, register_dialect
 
-__all__ = ["jit", "new_context", "register_dialect"]
+__all__ = ["grad", "jit", "new_context", "register_dialect", "value_and_grad", "vjp"]
 
-_TRANSFORMS = ("jit",)
+_TRANSFORMS = ("grad", "jit", "value_and_grad", "vjp")
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,5 @@
-"""The frontend examples: their traced modules round-trip, and they run against numpy."""
+"""The frontend examples: their traced modules round-trip, and they run against numpy
+(the classifier's training step, forward and backward in one function, trains)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def _load(name: str) -> ModuleType:
     [
         ("frontend_mlp", "mlp", ["--batches", "0", "1", "7"]),
         ("frontend_attention", "attention", ["--shapes", "1x1", "2x5"]),
+        ("train_classifier", "step", ["--steps", "60"]),
     ],
 )
 def test_example(

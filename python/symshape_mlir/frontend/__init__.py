@@ -15,6 +15,8 @@ Example:
 
 import sys
 
+# The scatters, which also hold the VJP rules of the gathers (their transposes).
+import symshape_mlir.frontend.ops.scatter  # noqa: F401
 from symshape_mlir.frontend.dtypes import (
     DType,
     bf16,
@@ -127,11 +129,13 @@ from symshape_mlir.frontend.ops.unary import (
 )
 from symshape_mlir.frontend.tensor import Tensor, TensorSpec, bind_ops
 from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
+from symshape_mlir.frontend.vjp import ADError
 
 #: numpy's other name of ``remainder``.
 mod = remainder
 
 __all__ = [
+    "ADError",
     "AxisConflictError",
     "BroadcastError",
     "ContractError",

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+from symshape_mlir.extent.guarantee import ShapeExtent
 from symshape_mlir.shapes.errors import AxisConflictError, BroadcastError, ShapeError
 
 __all__ = ["AxisConflictError", "BroadcastError", "ContractError", "FrontendError", "ShapeError"]
@@ -29,9 +30,14 @@ class ContractError(FrontendError):
     Attributes:
         op: the frontend op (``"reshape"``, ``"broadcast_to"``, ...).
         origin: where the bound came from, in words.
+        field: the field that needed an exact extent (``"target extent 0"``).
+        extent: what that field held.
     """
 
-    def __init__(self, message: str, op: str, origin: str) -> None:
+    def __init__(self, message: str, op: str, origin: str, field: str = "",
+                 extent: ShapeExtent | None = None) -> None:
         super().__init__(message)
         self.op = op
         self.origin = origin
+        self.field = field
+        self.extent = extent

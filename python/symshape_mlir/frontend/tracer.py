@@ -19,7 +19,7 @@ import contextlib
 import contextvars
 import itertools
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -107,6 +107,9 @@ class FunctionTrace:
     scalar_reads: list[tuple[str, str]] = field(default_factory=list)
     #: 0-d tensors that are one element of a 1-D tensor: value -> (source, position).
     _elements: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: Called with every tensor made in this function while set (the
+    #: differentiation tape watches which op made each value).
+    observer: Callable[[Tensor], None] | None = None
 
     # -- names and lines ---------------------------------------------------------------
 
@@ -157,7 +160,10 @@ class FunctionTrace:
         return None
 
     def register(self, tensor: Tensor) -> None:
-        """Records ``tensor``'s axes as run-time sources of their exact extents."""
+        """Records ``tensor``'s axes as run-time sources of their exact extents
+        (and shows it to the :attr:`observer`)."""
+        if self.observer is not None:
+            self.observer(tensor)
         for axis, extent in enumerate(tensor.shape):
             if isinstance(extent, Exact) and not isinstance(extent.expr, Const):
                 self._sources.setdefault(extent.expr, (tensor, axis))
@@ -377,6 +383,8 @@ class FunctionTrace:
                 f"{op} needs an exact extent (the bound comes from {origin})",
                 op,
                 origin,
+                f"{what} {index}",
+                extent,
             )
 
 

@@ -29,6 +29,7 @@ from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_g
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type
+from symshape_mlir.frontend.vjp import primitive
 from symshape_mlir.shapes.shape import Shape
 
 __all__ = ["BOOL_LIST_LIMIT", "INLINE_LIMIT", "constant"]
@@ -39,6 +40,7 @@ INLINE_LIMIT = 256
 BOOL_LIST_LIMIT = 100
 
 
+@primitive("constant")
 def constant(
     trace: FunctionTrace, value: np.ndarray, where: SourceLocation | None = None
 ) -> Tensor:

@@ -30,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import cast
 
@@ -40,18 +41,33 @@ from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
+from symshape_mlir.frontend.index import Index, IndexBuilder
 from symshape_mlir.frontend.ops.constants import constant
-from symshape_mlir.frontend.ops.elementwise import add, divide
+from symshape_mlir.frontend.ops.elementwise import add, astype, divide, equal
 from symshape_mlir.frontend.ops.gather import take
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
 from symshape_mlir.frontend.ops.indexing import getitem
 from symshape_mlir.frontend.ops.linalg import multiply_add
 from symshape_mlir.frontend.ops.padding import pad, pad_extent
 from symshape_mlir.frontend.ops.reductions import COMBINE, identity
-from symshape_mlir.frontend.ops.shape_ops import expand_dims, reshape, transpose
+from symshape_mlir.frontend.ops.shape_ops import (
+    embed_slice,
+    expand_dims,
+    extract_slice,
+    reshape,
+    transpose,
+)
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import (
+    Cotangents,
+    Node,
+    composite,
+    primitive,
+    vjp_rule,
+    zero_rule,
+)
 from symshape_mlir.shapes.shape import Shape
 from symshape_mlir.shapes.windows import Window, window
 
@@ -148,25 +164,19 @@ def _pad_spatial(x: Tensor, windows: Sequence[Window], value: float | int,
     if extents == list(x.shape):
         return x
     trace = x.trace
-    sizes: list[str] = []
+    sizes: list[Index] = []
     for axis, extent in enumerate(extents):
         if isinstance(extent.expr, Const):
-            sizes.append(str(extent.expr.value))
+            sizes.append(Index(str(extent.expr.value), extent))
         elif extent is x.shape[axis]:
-            sizes.append(trace.dim_index(x, axis, where))
+            sizes.append(Index(trace.dim_index(x, axis, where), extent))
         else:
-            sizes.append(trace.materialize(extent, where))
-    shape = Shape(extents)
-    name = trace.ssa("sl")
-    trace.emit(
-        f"{name} = tensor.extract_slice {x.value}[{', '.join(['0'] * x.ndim)}] "
-        f"[{', '.join(sizes)}] [{', '.join(['1'] * x.ndim)}] : "
-        f"{x.mlir_type} to {tensor_type(shape, x.dtype)}",
-        where,
-    )
-    return Tensor(trace, name, shape, x.dtype)
+            sizes.append(Index(trace.materialize(extent, where), extent))
+    zero = Index("0", Exact(Const(0)))
+    return extract_slice(x, [zero] * x.ndim, sizes, [1] * x.ndim, Shape(extents), where)
 
 
+@primitive("slide", label_from="kind")
 def _slide(kind: str, padded: Tensor, windows: Sequence[Window], where: SourceLocation) -> Tensor:
     """Max or sum of each window of ``padded`` over its trailing spatial axes."""
     trace = padded.trace
@@ -212,6 +222,7 @@ def _check_input(op: str, x: Tensor, where: SourceLocation) -> None:
         raise FrontendError(f"{op} at {where}: element type i1 is not supported")
 
 
+@composite
 def pool(
     x: Tensor,
     kind: str,
@@ -259,6 +270,7 @@ def pool(
     return divide(total, _counts(x, windows, count_include_pad, where))
 
 
+@primitive("window_counts")
 def _counts(x: Tensor, windows: Sequence[Window], count_include_pad: bool,
             where: SourceLocation) -> Tensor:
     """The number of elements each window averages: ``[out...]``, a window sum
@@ -278,6 +290,7 @@ def _counts(x: Tensor, windows: Sequence[Window], count_include_pad: bool,
     return _slide("sum", ones, windows, where)
 
 
+@composite
 def conv(
     x: Tensor,
     w: Tensor,
@@ -337,30 +350,45 @@ def conv(
                 f"channel ({filters})")
     windows = _windows("conv", x, kernel, strides, dilations, pads, False, where)
     padded = _pad_spatial(x, windows, 0.0 if x.dtype.is_float else 0, where)
-    spatial = x.ndim - 2
-    # Loops: n, [g], f, out..., c, k...
-    lead = 3 if groups > 1 else 2
     if groups > 1:
         padded = reshape(padded, [padded.shape[0], groups, per_group, *padded.shape[2:]])
         w = reshape(w, [groups, filters // groups, per_group, *w.shape[2:]])
+    y = _convolve(padded, w, windows, groups > 1, where)
+    if groups > 1:
+        y = reshape(y, [y.shape[0], filters, *y.shape[3:]])
+    if bias is not None:
+        y = add(y, expand_dims(bias, list(range(1, len(windows) + 1))))
+    return y
+
+
+@primitive("convolve")
+def _convolve(padded: Tensor, w: Tensor, windows: Sequence[Window], grouped: bool,
+              where: SourceLocation) -> Tensor:
+    """The windows of ``padded: [N, (G,) C, spatial...]`` contracted with
+    ``w: [(G,) F, C, k...]``: ``[N, (G,) F, out...]``."""
+    spatial = len(windows)
+    # Loops: n, [g], f, out..., c, k...
+    lead = 3 if grouped else 2
     outs = [f"d{a}" for a in range(lead + spatial)]
     c = lead + spatial
     taps = [c + 1 + i for i in range(spatial)]
     reads = [_read(win, lead + i, taps[i]) for i, win in enumerate(windows)]
-    group = ["d1"] if groups > 1 else []
+    group = ["d1"] if grouped else []
     x_map = ("d0", *group, f"d{c}", *reads)
     w_map = (*group, f"d{lead - 1}", f"d{c}", *(f"d{t}" for t in taps))
-    out_shape = Shape([x.shape[0], *w.shape[: lead - 1], *(Exact(win.out) for win in windows)])
-    trace = x.trace
-    dtype = x.dtype
-    sources = [(x, 0), *((w, a) for a in range(lead - 1)), *([None] * spatial)]
+    out_shape = Shape([padded.shape[0], *w.shape[: lead - 1],
+                       *(Exact(win.out) for win in windows)])
+    trace = padded.trace
+    dtype = padded.dtype
+    sources = [(padded, 0), *((w, a) for a in range(lead - 1)), *([None] * spatial)]
     init = emit_empty(trace, out_shape, dtype, sources, where)
     zero: float | int = 0.0 if dtype.is_float else 0
     filled = emit_fill(trace, init, dtype, zero, tensor_type(out_shape, dtype), where)
+
     def body(block: Body, args: list[str]) -> str:
         return multiply_add(block, args, dtype)
 
-    y = emit_generic(
+    return emit_generic(
         trace,
         [Operand(padded, x_map), Operand(w, w_map)],
         c + 1 + spatial,
@@ -372,11 +400,6 @@ def conv(
         body,
         where,
     )
-    if groups > 1:
-        y = reshape(y, [y.shape[0], filters, *y.shape[3:]])
-    if bias is not None:
-        y = add(y, expand_dims(bias, list(range(1, spatial + 1))))
-    return y
 
 
 def _static_kernel(op: str, w: Tensor, where: SourceLocation) -> list[int]:
@@ -405,6 +428,7 @@ def _flipped(w: Tensor, groups: int, where: SourceLocation) -> Tensor:
     return result
 
 
+@composite
 def conv_transpose(
     x: Tensor,
     w: Tensor,
@@ -479,19 +503,12 @@ def conv_transpose(
     spread = [canon.add(canon.mul(canon.sub(cast(Expr, x.shape[2 + a].expr), 1), steps[a]), 1,
                         max(lows[a], 0), max(highs[a], 0)) for a in range(spatial)]
     shape = Shape([x.shape[0], x.shape[1], *(Exact(e) for e in spread)])
-    zeros = emit_fill(trace, emit_empty(trace, shape, dtype, [(x, 0), (x, 1)] + [None] * spatial,
-                                        where),
-                      dtype, 0.0 if dtype.is_float else 0, tensor_type(shape, dtype), where)
-    sizes = [str(e.expr.value) if isinstance(e.expr, Const) else trace.dim_index(x, a, where)
-             for a, e in enumerate(x.shape)]
-    offsets = ["0", "0", *(str(max(lo, 0)) for lo in lows)]
-    stride_text = ", ".join(["1", "1", *map(str, steps)])
-    name = trace.ssa("spread")
-    trace.emit(f"{name} = tensor.insert_slice {x.value} into {zeros}[{', '.join(offsets)}] "
-               f"[{', '.join(sizes)}] [{stride_text}] : {x.mlir_type} into "
-               f"{tensor_type(shape, dtype)}", where)
-    y = conv(Tensor(trace, name, shape, dtype), _flipped(w, groups, where), dilations=rates,
-             groups=groups)
+    b = IndexBuilder(trace, where)
+    sizes = [b.dim(x, a) for a in range(x.ndim)]
+    offsets = [b.const(0), b.const(0), *(b.const(max(lo, 0)) for lo in lows)]
+    spread_x = embed_slice(x, shape, [(x, 0), (x, 1)] + [None] * spatial, offsets, sizes,
+                           [1, 1, *steps], where)
+    y = conv(spread_x, _flipped(w, groups, where), dilations=rates, groups=groups)
     if any(lo < 0 or hi < 0 for lo, hi in zip(lows, highs, strict=True)):
         keys = [slice(None), slice(None)] + [
             slice(-lo if lo < 0 else None, hi if hi < 0 else None)
@@ -503,3 +520,162 @@ def conv_transpose(
                                 "tensor")
         y = add(y, expand_dims(bias, list(range(1, spatial + 1))))
     return y
+
+
+# -- VJP rules -------------------------------------------------------------------------
+#
+# A window op reads its padded input at ``out * stride + tap * dilation``. Per
+# tap (a static position in the kernel), those reads are one strided slice of
+# the padded input, so a cotangent goes back by embedding it at the same
+# slice (``embed_slice``, the transpose of ``extract_slice``) and summing over
+# the taps.
+
+
+def _tap_slice(padded: Tensor, windows: Sequence[Window],
+               tap: Sequence[int]) -> tuple[list[Index], list[int]]:
+    """The offsets and strides of the entries of ``padded`` that ``tap`` reads."""
+    lead = padded.ndim - len(windows)
+    offsets = [Index("0", Exact(Const(0)))] * lead + [
+        Index(str(k * w.dilation), Exact(Const(k * w.dilation))) for k, w in zip(
+            tap, windows, strict=True)]
+    return offsets, [1] * lead + [w.stride for w in windows]
+
+
+def _taps(windows: Sequence[Window]) -> list[tuple[int, ...]]:
+    return list(itertools.product(*(range(w.kernel) for w in windows)))
+
+
+def _read_tap(padded: Tensor, windows: Sequence[Window], tap: Sequence[int],
+              outs: Sequence[Index], where: SourceLocation) -> Tensor:
+    """``[lead..., out...]``: the entries of ``padded`` that ``tap`` reads."""
+    b = IndexBuilder(padded.trace, where)
+    lead = padded.ndim - len(windows)
+    offsets, strides = _tap_slice(padded, windows, tap)
+    sizes = [b.dim(padded, a) for a in range(lead)] + list(outs)
+    shape = Shape([*padded.shape[:lead], *(s.extent for s in outs)])
+    return extract_slice(padded, offsets, sizes, strides, shape, where)
+
+
+def _place_taps(pieces: Sequence[Tensor], padded: Tensor, windows: Sequence[Window],
+                where: SourceLocation) -> Tensor:
+    """The sum of each tap's ``[lead..., out...]`` piece placed where that tap
+    reads, in zeros of ``padded``'s shape."""
+    b = IndexBuilder(padded.trace, where)
+    total: Tensor | None = None
+    for tap, piece in zip(_taps(windows), pieces, strict=True):
+        sizes = [b.dim(piece, a) for a in range(piece.ndim)]
+        offsets, strides = _tap_slice(padded, windows, tap)
+        placed = embed_slice(piece, padded.symbolic_shape,
+                             [(padded, a) for a in range(padded.ndim)], offsets, sizes,
+                             strides, where)
+        total = placed if total is None else add(total, placed)
+    assert total is not None
+    return total
+
+
+@vjp_rule("slide")
+def _slide_vjp(node: Node, ct: Tensor) -> Cotangents:
+    padded: Tensor = node.args["padded"]
+    windows: Sequence[Window] = node.args["windows"]
+    where = node.where
+    if node.args["kind"] == "sum":
+        return {"padded": _place_taps([ct] * len(_taps(windows)), padded, windows, where)}
+    # max: each window's cotangent is shared by the entries equal to its
+    # maximum (evenly among ties, as the max reduction).
+    b = IndexBuilder(ct.trace, where)
+    lead = padded.ndim - len(windows)
+    outs = [b.dim(ct, lead + i) for i in range(len(windows))]
+    hits = [astype(equal(_read_tap(padded, windows, tap, outs, where), node.out), ct.dtype,
+                   where) for tap in _taps(windows)]
+    count = hits[0]
+    for hit in hits[1:]:
+        count = add(count, hit)
+    share = divide(ct, count)
+    return {"padded": _place_taps([hit * share for hit in hits], padded, windows, where)}
+
+
+vjp_rule("window_counts")(zero_rule)  # counts depend on the shape only
+
+
+@vjp_rule("convolve")
+def _convolve_vjp(node: Node, ct: Tensor) -> Cotangents:
+    padded: Tensor = node.args["padded"]
+    w: Tensor = node.args["w"]
+    windows: Sequence[Window] = node.args["windows"]
+    grouped: bool = node.args["grouped"]
+    where = node.where
+    result: dict[str, Tensor] = {}
+    if node.wants(padded):
+        result["padded"] = _convolve_input_vjp(padded, w, ct, windows, grouped, where)
+    if node.wants(w):
+        result["w"] = _convolve_weights_vjp(padded, w, ct, windows, grouped, where)
+    return result
+
+
+def _convolve_input_vjp(padded: Tensor, w: Tensor, ct: Tensor, windows: Sequence[Window],
+                        grouped: bool, where: SourceLocation) -> Tensor:
+    # Per tap: [n, (g,) c, out...] = sum_f ct[n, (g,) f, out...] w[(g,) f, c, tap],
+    # all taps in one contraction [n, (g,) c, out..., k...], then placed.
+    trace, dtype = ct.trace, ct.dtype
+    spatial = len(windows)
+    lead = 3 if grouped else 2
+    group = ["d1"] if grouped else []
+    channel = f"d{lead - 1}"
+    outs = [f"d{lead + i}" for i in range(spatial)]
+    taps = [f"d{lead + spatial + i}" for i in range(spatial)]
+    f = f"d{lead + 2 * spatial}"
+    shape = Shape([ct.shape[0], *w.shape[:lead - 2], w.shape[lead - 1], *ct.shape[lead:],
+                   *(Exact(Const(win.kernel)) for win in windows)])
+    sources = [(ct, 0), *((w, a) for a in range(lead - 2)), (w, lead - 1),
+               *((ct, lead + i) for i in range(spatial)), *([None] * spatial)]
+    init = emit_fill(trace, emit_empty(trace, shape, dtype, sources, where), dtype, 0.0,
+                     tensor_type(shape, dtype), where)
+
+    def body(block: Body, args: list[str]) -> str:
+        return multiply_add(block, args, dtype)
+
+    columns = emit_generic(
+        trace,
+        [Operand(ct, ("d0", *group, f, *outs)), Operand(w, (*group, f, channel, *taps))],
+        lead + 2 * spatial + 1,
+        ["parallel"] * (lead + 2 * spatial) + ["reduction"],
+        ["d0", *group, channel, *outs, *taps], shape, dtype, init, body, where)
+    b = IndexBuilder(trace, where)
+    kept = [b.dim(columns, a) for a in range(lead + spatial)]
+    zero = Index("0", Exact(Const(0)))
+    pieces = [
+        extract_slice(columns, [zero] * (lead + spatial) + [
+            Index(str(k), Exact(Const(k))) for k in tap], kept + [b.const(1)] * spatial,
+            [1] * columns.ndim, Shape(columns.shape[:lead + spatial]), where)
+        for tap in _taps(windows)]
+    return _place_taps(pieces, padded, windows, where)
+
+
+def _convolve_weights_vjp(padded: Tensor, w: Tensor, ct: Tensor, windows: Sequence[Window],
+                          grouped: bool, where: SourceLocation) -> Tensor:
+    # dw[(g,) f, c, k...] = sum over n, out... of ct[n, (g,) f, out...] *
+    # padded[n, (g,) c, out * stride + k * dilation].
+    trace, dtype = ct.trace, ct.dtype
+    spatial = len(windows)
+    base = 1 if grouped else 0
+    group = ["d0"] if grouped else []
+    f, c = f"d{base}", f"d{base + 1}"
+    taps = [base + 2 + i for i in range(spatial)]
+    n = f"d{base + 2 + spatial}"
+    outs = [base + 3 + spatial + i for i in range(spatial)]
+    reads = [_read(win, outs[i], taps[i]) for i, win in enumerate(windows)]
+    init = emit_fill(trace, emit_empty(trace, w.symbolic_shape, dtype,
+                                       [(w, a) for a in range(w.ndim)], where),
+                     dtype, 0.0, w.mlir_type, where)
+
+    def body(block: Body, args: list[str]) -> str:
+        return multiply_add(block, args, dtype)
+
+    loops = base + 3 + 2 * spatial
+    return emit_generic(
+        trace,
+        [Operand(ct, (n, *group, f, *(f"d{o}" for o in outs))),
+         Operand(padded, (n, *group, c, *reads))],
+        loops,
+        ["parallel"] * (base + 2 + spatial) + ["reduction"] * (1 + spatial),
+        [*group, f, c, *(f"d{t}" for t in taps)], w.symbolic_shape, dtype, init, body, where)

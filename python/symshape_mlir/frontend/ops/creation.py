@@ -36,9 +36,11 @@ from symshape_mlir.frontend.ops.generic import (
     emit_fill,
     emit_generic,
 )
+from symshape_mlir.frontend.ops.shape_ops import sum_axes
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import FunctionTrace, current_trace, tensor_type
+from symshape_mlir.frontend.vjp import Cotangents, Node, primitive, vjp_rule, zero_rule
 from symshape_mlir.shapes.slices import range_count
 
 __all__ = [
@@ -92,6 +94,7 @@ def _literal_type(value: Any, where: SourceLocation) -> DType:
         raise FrontendError(f"full at {where}: no element type holds {value!r}") from None
 
 
+@primitive("full")
 def full(shape: SizeLike | Sequence[SizeLike], fill_value: Any, dtype: Any = None) -> Tensor:
     """``numpy.full``: ``shape`` filled with ``fill_value`` (a number, or a 0-d tensor)."""
     where = user_location()
@@ -135,6 +138,7 @@ def _as_int(value: Any) -> int:
     return int(number)
 
 
+@primitive("zeros")
 def zeros(shape: SizeLike | Sequence[SizeLike], dtype: Any = f64) -> Tensor:
     """``numpy.zeros`` (``f64`` by default)."""
     where = user_location()
@@ -142,6 +146,7 @@ def zeros(shape: SizeLike | Sequence[SizeLike], dtype: Any = f64) -> Tensor:
     return _filled(trace, sizes, _dtype("zeros", dtype, where), 0, where)
 
 
+@primitive("ones")
 def ones(shape: SizeLike | Sequence[SizeLike], dtype: Any = f64) -> Tensor:
     """``numpy.ones`` (``f64`` by default)."""
     where = user_location()
@@ -149,6 +154,7 @@ def ones(shape: SizeLike | Sequence[SizeLike], dtype: Any = f64) -> Tensor:
     return _filled(trace, sizes, _dtype("ones", dtype, where), 1, where)
 
 
+@primitive("full_like")
 def full_like(x: Tensor, fill_value: Any, dtype: Any = None) -> Tensor:
     """``numpy.full_like``: ``x``'s shape (and type, unless given)."""
     where = user_location()
@@ -167,16 +173,19 @@ def full_like(x: Tensor, fill_value: Any, dtype: Any = None) -> Tensor:
     return Tensor(x.trace, filled, x.symbolic_shape, target)
 
 
+@primitive("zeros_like")
 def zeros_like(x: Tensor, dtype: Any = None) -> Tensor:
     """``numpy.zeros_like``."""
     return full_like(x, 0, dtype)
 
 
+@primitive("ones_like")
 def ones_like(x: Tensor, dtype: Any = None) -> Tensor:
     """``numpy.ones_like``."""
     return full_like(x, 1, dtype)
 
 
+@primitive("arange")
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Tensor:
     """``numpy.arange``: ``start, start + step, ...`` below ``stop``.
 
@@ -244,6 +253,7 @@ def _iota(trace: FunctionTrace, count: Index, start: Index | int | float, step: 
     return astype(result, target, where)
 
 
+@primitive("eye")
 def eye(n: SizeLike, m: SizeLike | None = None, k: int = 0, dtype: Any = f64) -> Tensor:
     """``numpy.eye``: ones on the ``k``-th diagonal of an ``n x m`` matrix."""
     where = user_location()
@@ -267,6 +277,7 @@ def eye(n: SizeLike, m: SizeLike | None = None, k: int = 0, dtype: Any = f64) ->
                         init, body, where)
 
 
+@primitive("array")
 def array(value: Any, dtype: Any = None) -> Tensor:
     """A constant of the function being traced (``numpy.asarray`` of ``value``),
     or a traced tensor converted to ``dtype``."""
@@ -281,3 +292,15 @@ def array(value: Any, dtype: Any = None) -> Tensor:
         raise FrontendError(f"array at {where}: cannot make an array of {value!r}: {err}") \
             from None
     return constant(trace, data, where)
+
+
+# Made from the input's shape alone (sizes, not values): no cotangent flows back.
+vjp_rule("zeros_like", "ones_like")(zero_rule)
+
+
+@vjp_rule("full", "full_like")
+def _full_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # Every entry is the (0-d tensor) fill value; the shape gets nothing.
+    if not node.wants(node.args["fill_value"]):
+        return {}
+    return {"fill_value": sum_axes(ct, range(ct.ndim), node.where)}

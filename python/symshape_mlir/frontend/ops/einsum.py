@@ -25,9 +25,11 @@ from symshape_mlir.frontend.dtypes import DType, promote
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.elementwise import astype
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.ops.shape_ops import expand_like, insert_unit_axes
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import Cotangents, Node, primitive, vjp_rule
 from symshape_mlir.shapes.shape import Shape
 
 __all__ = ["einsum"]
@@ -84,6 +86,7 @@ def _parse(subscripts: str, operands: Sequence[Tensor],
     return letters, out
 
 
+@primitive("einsum")
 def einsum(subscripts: str, *operands: Tensor) -> Tensor:
     """``numpy.einsum(subscripts, *operands)`` (see the module docstring)."""
     where = user_location()
@@ -132,3 +135,30 @@ def einsum(subscripts: str, *operands: Tensor) -> Tensor:
                 for t, names in zip(tensors, letters, strict=True)],
         len(loops), ["parallel"] * len(out) + ["reduction"] * (len(loops) - len(out)),
         [dim[c] for c in out], shape, dtype, init, body, where)
+
+
+@vjp_rule("einsum")
+def _einsum_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # The cotangent of an operand is the einsum of the output's cotangent with
+    # the other operands into its letters; letters only it has (summed away)
+    # are repeated back.
+    operands: tuple[Tensor, ...] = node.args["operands"]
+    letters, out = _parse(node.args["subscripts"], operands, node.where)
+    names = sorted({c for group in letters for c in group} | set(out))
+    plain = dict(zip(names, string.ascii_lowercase, strict=False))
+    grads: list[Tensor | None] = []
+    for index, operand in enumerate(operands):
+        if not node.wants(operand):
+            grads.append(None)
+            continue
+        others = [(out, ct)] + [(letters[j], operands[j]) for j in range(len(operands))
+                                if j != index]
+        known = {c for group, _ in others for c in group}
+        target = [c for c in letters[index] if c in known]
+        spec = ",".join("".join(plain[c] for c in group) for group, _ in others)
+        grad = einsum(f"{spec}->{''.join(plain[c] for c in target)}", *(t for _, t in others))
+        missing = [axis for axis, c in enumerate(letters[index]) if c not in known]
+        if missing:
+            grad = expand_like(insert_unit_axes(grad, missing, node.where), operand, node.where)
+        grads.append(grad)
+    return {"operands": grads}

@@ -31,9 +31,11 @@ from symshape_mlir.frontend.index import IndexBuilder
 from symshape_mlir.frontend.ops.broadcasting import broadcast_operands
 from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.ops.generic import Body, emit_empty, emit_generic
+from symshape_mlir.frontend.ops.shape_ops import sum_to_shape
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import FunctionTrace, current_trace
+from symshape_mlir.frontend.vjp import Cotangents, Node, primitive, vjp_rule, zero_rule
 from symshape_mlir.shapes.shape import Shape
 
 __all__ = [
@@ -147,6 +149,7 @@ def extent_tensor(trace: FunctionTrace, extent: ShapeExtent | Expr, op: str,
     return Tensor(trace, name, Shape([]), i64)
 
 
+@primitive("elementwise", label_from="op")
 def elementwise(
     op: str,
     args: Sequence[Value],
@@ -235,6 +238,7 @@ def _both_bool(x: Value, y: Value) -> bool:
                for a in args)
 
 
+@primitive("add")
 def add(x: Value, y: Value) -> Tensor:
     """``x + y`` (``or`` on booleans, as numpy)."""
     where = user_location()
@@ -243,6 +247,7 @@ def add(x: Value, y: Value) -> Tensor:
     return elementwise("add", [x, y], binary_body("arith.addf", "arith.addi"), where)
 
 
+@primitive("subtract")
 def subtract(x: Value, y: Value) -> Tensor:
     """``x - y``.
 
@@ -257,6 +262,7 @@ def subtract(x: Value, y: Value) -> Tensor:
     return elementwise("subtract", [x, y], binary_body("arith.subf", "arith.subi"), where)
 
 
+@primitive("multiply")
 def multiply(x: Value, y: Value) -> Tensor:
     """``x * y`` (``and`` on booleans, as numpy)."""
     where = user_location()
@@ -265,6 +271,7 @@ def multiply(x: Value, y: Value) -> Tensor:
     return elementwise("multiply", [x, y], binary_body("arith.mulf", "arith.muli"), where)
 
 
+@primitive("divide")
 def divide(x: Value, y: Value) -> Tensor:
     """``x / y``; integers (and booleans) divide as ``f64``, as numpy."""
     where = user_location()
@@ -357,7 +364,8 @@ def _division(op: str, want: str) -> Callable[[Value, Value], Tensor]:
         # Booleans divide as i8, as numpy.
         return elementwise(op, [x, y], body, where, dtype=i8 if _both_bool(x, y) else None)
 
-    return apply
+    apply.__name__ = op
+    return primitive(op)(apply)
 
 
 floor_divide = _division("floor_divide", "div")
@@ -366,6 +374,7 @@ remainder = _division("remainder", "mod")
 remainder.__doc__ = "``x % y`` (numpy's ``remainder``: the divisor's sign; integer ``x % 0`` is 0)."
 
 
+@primitive("power")
 def power(x: Value, y: Value) -> Tensor:
     """``x ** y``; integer powers are computed in ``f64`` (exact below 2**53)."""
     where = user_location()
@@ -380,6 +389,7 @@ def power(x: Value, y: Value) -> Tensor:
     return astype(wide, dtype, where)
 
 
+@primitive("maximum")
 def maximum(x: Value, y: Value) -> Tensor:
     """``numpy.maximum`` (NaN-propagating for floats)."""
     return elementwise("maximum", [x, y],
@@ -387,6 +397,7 @@ def maximum(x: Value, y: Value) -> Tensor:
                        user_location())
 
 
+@primitive("minimum")
 def minimum(x: Value, y: Value) -> Tensor:
     """``numpy.minimum`` (NaN-propagating for floats)."""
     return elementwise("minimum", [x, y],
@@ -394,6 +405,7 @@ def minimum(x: Value, y: Value) -> Tensor:
                        user_location())
 
 
+@primitive("clip")
 def clip(x: Value, a_min: Value | None = None, a_max: Value | None = None) -> Tensor:
     """``numpy.clip``: ``minimum(maximum(x, a_min), a_max)``; either bound may be None."""
     where = user_location()
@@ -433,36 +445,43 @@ def compare(name: str, x: Value, y: Value, where: SourceLocation | None = None) 
     return elementwise(name, [x, y], body, where or user_location(), result=i1)
 
 
+@primitive("less")
 def less(x: Value, y: Value) -> Tensor:
     """``x < y`` (an ``i1`` tensor)."""
     return compare("less", x, y, user_location())
 
 
+@primitive("less_equal")
 def less_equal(x: Value, y: Value) -> Tensor:
     """``x <= y`` (an ``i1`` tensor)."""
     return compare("less_equal", x, y, user_location())
 
 
+@primitive("greater")
 def greater(x: Value, y: Value) -> Tensor:
     """``x > y`` (an ``i1`` tensor)."""
     return compare("greater", x, y, user_location())
 
 
+@primitive("greater_equal")
 def greater_equal(x: Value, y: Value) -> Tensor:
     """``x >= y`` (an ``i1`` tensor)."""
     return compare("greater_equal", x, y, user_location())
 
 
+@primitive("equal")
 def equal(x: Value, y: Value) -> Tensor:
     """``x == y`` (an ``i1`` tensor; also the ``==`` operator)."""
     return compare("equal", x, y, user_location())
 
 
+@primitive("not_equal")
 def not_equal(x: Value, y: Value) -> Tensor:
     """``x != y`` (an ``i1`` tensor, true for NaN, as numpy; also ``!=``)."""
     return compare("not_equal", x, y, user_location())
 
 
+@primitive("where")
 def where(condition: Value, x: Value, y: Value) -> Tensor:
     """``numpy.where(condition, x, y)`` broadcast together; a condition that is
     not boolean is compared with zero, as numpy."""
@@ -491,6 +510,7 @@ def where(condition: Value, x: Value, y: Value) -> Tensor:
 _CASTS_INT = {True: "arith.extui", False: "arith.extsi"}
 
 
+@primitive("astype")
 def astype(x: Tensor, dtype: DType | str, where: SourceLocation | None = None) -> Tensor:
     """``x.astype(dtype)``: between every pair of element types.
 
@@ -538,3 +558,141 @@ def convert(block: Body, value: str, source: DType, target: DType) -> str:
     block.lines.append(
         f"  {name} = {op} {value} : {source.mlir} to {target.mlir} {block.where.mlir}")
     return name
+
+
+# -- VJP rules -------------------------------------------------------------------------
+#
+# Each cotangent is summed back over the axes its operand was broadcast along
+# (sum_to_shape, run-time broadcasts included); the driver casts it to the
+# operand's element type.
+
+
+def _to(node: Node, param: str, ct: Tensor | None) -> Tensor | None:
+    """``ct`` summed to the shape of argument ``param``, if that needs a cotangent."""
+    value = node.args[param]
+    if ct is None or not node.wants(value):
+        return None
+    return sum_to_shape(ct, value, node.where)
+
+
+@vjp_rule("add")
+def _add_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": _to(node, "x", ct), "y": _to(node, "y", ct)}
+
+
+@vjp_rule("subtract")
+def _subtract_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": _to(node, "x", ct), "y": _to(node, "y", -ct if node.needs("y") else None)}
+
+
+@vjp_rule("multiply")
+def _multiply_vjp(node: Node, ct: Tensor) -> Cotangents:
+    x, y = node.args["x"], node.args["y"]
+    return {"x": _to(node, "x", ct * y if node.needs("x") else None),
+            "y": _to(node, "y", ct * x if node.needs("y") else None)}
+
+
+@vjp_rule("divide")
+def _divide_vjp(node: Node, ct: Tensor) -> Cotangents:
+    y = node.args["y"]
+    return {"x": _to(node, "x", ct / y if node.needs("x") else None),
+            "y": _to(node, "y", -ct * node.out / y if node.needs("y") else None)}
+
+
+@vjp_rule("floor_divide")
+def _floor_divide_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return zero_rule(node, ct)  # piecewise constant
+
+
+@vjp_rule("remainder")
+def _remainder_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # x % y = x - floor(x / y) * y (numpy's floor division of floats).
+    x, y = node.args["x"], node.args["y"]
+    return {"x": _to(node, "x", ct),
+            "y": _to(node, "y", -ct * floor_divide(x, y) if node.needs("y") else None)}
+
+
+def _log(x: Tensor, where: SourceLocation) -> Tensor:
+    def body(block: Body, values: list[str], dtype: DType) -> str:
+        return block.op(f"math.log {values[0]}", dtype.mlir)
+
+    return elementwise("log", [x], body, where)
+
+
+@vjp_rule("power")
+def _power_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # As jax: d/dx = y x^(y-1); d/dy = log(x) x^y, taken as 0 where x == 0.
+    x, y = node.args["x"], node.args["y"]
+    dx = ct * y * power(x, y - 1.0) if node.needs("x") else None
+    dy = None
+    if node.needs("y"):
+        log: Value
+        if isinstance(x, Tensor):
+            log = _log(where(equal(x, 0.0), 1.0, x), node.where)
+        else:
+            base = np.asarray(x, np.float64)
+            log = np.log(np.where(base == 0, 1.0, base))
+        dy = ct * node.out * log
+    return {"x": _to(node, "x", dx), "y": _to(node, "y", dy)}
+
+
+def _share(first: Value, second: Value, better: str) -> Tensor:
+    """How much of a cotangent ``first`` gets where it is the chosen one of two
+    (``better`` comparison): 1 where it wins, half where they are equal (as jax)."""
+    wins = compare(better, first, second)
+    return where(wins, 1.0, where(equal(first, second), 0.5, 0.0))
+
+
+def _select_vjp(node: Node, ct: Tensor, better: str) -> Cotangents:
+    x, y = node.args["x"], node.args["y"]
+    share = _share(x, y, better)
+    return {"x": _to(node, "x", ct * share if node.needs("x") else None),
+            "y": _to(node, "y", ct * (1.0 - share) if node.needs("y") else None)}
+
+
+@vjp_rule("maximum")
+def _maximum_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return _select_vjp(node, ct, "greater")
+
+
+@vjp_rule("minimum")
+def _minimum_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return _select_vjp(node, ct, "less")
+
+
+@vjp_rule("clip")
+def _clip_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # clip(x, lo, hi) = minimum(maximum(x, lo), hi), ties shared as there.
+    x, lo, hi = node.args["x"], node.args["a_min"], node.args["a_max"]
+    inner = x
+    through = ct
+    result: dict[str, Tensor | None] = {}
+    if hi is not None:
+        middle = maximum(x, lo) if lo is not None else x
+        share = _share(middle, hi, "less")
+        result["a_max"] = _to(node, "a_max", ct * (1.0 - share) if node.needs("a_max") else None)
+        through = ct * share
+    if lo is not None:
+        share = _share(inner, lo, "greater")
+        result["a_min"] = _to(node, "a_min",
+                              through * (1.0 - share) if node.needs("a_min") else None)
+        through = through * share
+    result["x"] = _to(node, "x", through)
+    return result
+
+
+@vjp_rule("where")
+def _where_vjp(node: Node, ct: Tensor) -> Cotangents:
+    condition = node.args["condition"]
+    if isinstance(condition, Tensor) and not condition.dtype.is_bool:
+        condition = compare("not_equal", condition, 0, node.where)
+    elif isinstance(condition, np.ndarray):
+        condition = condition.astype(bool)
+    zero = 0.0
+    return {"x": _to(node, "x", where(condition, ct, zero) if node.needs("x") else None),
+            "y": _to(node, "y", where(condition, zero, ct) if node.needs("y") else None)}
+
+
+@vjp_rule("astype")
+def _astype_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": ct}

@@ -44,6 +44,7 @@ from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes, transpose
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import primitive, save
 from symshape_mlir.shapes.reshape import numel
 from symshape_mlir.shapes.rules import normalize_axes
 from symshape_mlir.shapes.shape import Shape
@@ -53,6 +54,7 @@ __all__ = [
 ]
 
 
+@primitive("take")
 def take(a: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
     """``numpy.take(a, indices, axis, mode="clip")``.
 
@@ -75,6 +77,7 @@ def take(a: Tensor, indices: Tensor, axis: int = 0) -> Tensor:
         raise ShapeError(f"take at {where}: {err}") from None
     if indices.dtype.is_unsigned:
         indices = astype(indices, i64, where)  # the gather reads its indices as signed
+    save(indices=indices, axis=axis)
     starts = insert_unit_axes(indices, [indices.ndim], where)
     result = _gather(a, starts, [axis], where)
     if axis == 0:
@@ -114,6 +117,7 @@ def take_checked(a: Tensor, indices: Tensor, axis: int, where: SourceLocation) -
     return gather_along(a, wrapped, axis, where)
 
 
+@primitive("gather_along")
 def gather_along(a: Tensor, positions: Tensor, axis: int, where: SourceLocation) -> Tensor:
     """``a`` with axis ``axis`` replaced by the axes of the integer ``positions``:
     ``out[..., j, ...] = a[..., positions[j], ...]``, each position clamped to
@@ -233,6 +237,7 @@ def clamped_position(block: Body, value: str, itype: str, extent: str) -> str:
                     "index")
 
 
+@primitive("take_along_axis")
 def take_along_axis(a: Tensor, indices: Tensor, axis: int) -> Tensor:
     """``numpy.take_along_axis`` (ONNX ``GatherElements``): ``out[i] = a[i with i[axis] =
     indices[i]]``.
@@ -262,6 +267,7 @@ def take_along_axis(a: Tensor, indices: Tensor, axis: int) -> Tensor:
             raise ShapeError(f"take_along_axis at {where}: indices extent {have} along axis {k} "
                              f"exceeds {most}")
     _readable(a, list(range(a.ndim)), indices.symbolic_shape, where)
+    save(axis=axis)
     extent = a.trace.dim_index(a, axis, where)
     loops = tuple(f"d{d}" for d in range(a.ndim))
 
@@ -272,6 +278,7 @@ def take_along_axis(a: Tensor, indices: Tensor, axis: int) -> Tensor:
     return _read(a, [Operand(indices, loops)], indices.symbolic_shape, coordinates, where)
 
 
+@primitive("gather_nd")
 def gather_nd(a: Tensor, indices: Tensor, batch_dims: int = 0) -> Tensor:
     """ONNX ``GatherND``: ``out[b, i] = a[b, *indices[b, i, :]]`` over ``batch_dims`` leading
     axes shared by ``a`` and ``indices``.

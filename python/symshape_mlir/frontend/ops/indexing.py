@@ -33,13 +33,12 @@ from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.index import Index, IndexBuilder, is_runtime_integer
 from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.ops.gather import take_checked
-from symshape_mlir.frontend.ops.generic import emit_empty_sized
 from symshape_mlir.frontend.ops.masks import compress
 from symshape_mlir.frontend.ops.reorder import flip
-from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes, transpose
+from symshape_mlir.frontend.ops.shape_ops import extract_slice, insert_unit_axes, transpose
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
-from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import composite
 from symshape_mlir.shapes.shape import Shape
 from symshape_mlir.shapes.slices import slice_indices
 
@@ -70,6 +69,7 @@ def _is_mask(item: Any) -> bool:
     return isinstance(item, Tensor) and item.dtype.is_bool and item.ndim >= 1
 
 
+@composite
 def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]`` (see the module docstring).
 
@@ -175,22 +175,13 @@ def _basic(x: Tensor, items: list[Any], where: SourceLocation) -> Tensor:
         else:
             raise FrontendError(f"indexing at {where}: unsupported index {item!r}")
         axis += 1
-    trace = x.trace
-    if any(size.const == 0 for size in sizes):
-        # MLIR rejects a static offset at the end of an axis even for an empty slice.
-        name, shape = emit_empty_sized(trace, kept, x.dtype, where)
-    else:
-        shape = Shape([size.extent for size in kept])
-        name = trace.ssa("sl")
-        trace.emit(
-            f"{name} = tensor.extract_slice {x.value}[{', '.join(o.value for o in offsets)}] "
-            f"[{', '.join(s.value for s in sizes)}] [{', '.join(map(str, strides))}] : "
-            f"{x.mlir_type} to {tensor_type(shape, x.dtype)}",
-            where,
-        )
-    result = Tensor(trace, name, shape, x.dtype)
+    # MLIR rejects a static offset at the end of an axis even for an empty
+    # slice (``x[10:]`` of 10 entries); any offset reads nothing there.
+    offsets = [b.const(0) if size.const == 0 else offset
+               for offset, size in zip(offsets, sizes, strict=True)]
+    result = extract_slice(x, offsets, sizes, strides, Shape([size.extent for size in kept]), where)
     if x.ndim == 1 and not kept and element is not None:
-        trace.note_element(result, x, element)
+        x.trace.note_element(result, x, element)
     if new_axes:
         result = insert_unit_axes(result, new_axes, where)
     return result
@@ -232,11 +223,5 @@ def slice_axis(x: Tensor, axis: int, offset: Index, size: Index, where: SourceLo
     b = IndexBuilder(x.trace, where)
     offsets = [offset if a == axis else b.const(0) for a in range(x.ndim)]
     sizes = [size if a == axis else b.dim(x, a) for a in range(x.ndim)]
-    shape = Shape([s.extent for s in sizes])
-    trace = x.trace
-    name = trace.ssa("sl")
-    trace.emit(
-        f"{name} = tensor.extract_slice {x.value}[{', '.join(o.value for o in offsets)}] "
-        f"[{', '.join(s.value for s in sizes)}] [{', '.join(['1'] * x.ndim)}] : "
-        f"{x.mlir_type} to {tensor_type(shape, x.dtype)}", where)
-    return Tensor(trace, name, shape, x.dtype)
+    return extract_slice(x, offsets, sizes, [1] * x.ndim, Shape([s.extent for s in sizes]),
+                         where)

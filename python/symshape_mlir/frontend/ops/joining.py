@@ -25,10 +25,12 @@ from symshape_mlir.frontend.ops.reductions import reduced_axes
 from symshape_mlir.frontend.ops.shape_ops import concatenate, expand_dims
 from symshape_mlir.frontend.source import user_location
 from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.vjp import composite
 
 __all__ = ["split", "stack"]
 
 
+@composite
 def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     """``numpy.stack``: the tensors (of one shape) along a new axis."""
     where = user_location()
@@ -48,6 +50,7 @@ def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     return concatenate([expand_dims(t, position) for t in tensors], axis=position)
 
 
+@composite
 def split(x: Tensor, indices_or_sections: Any, axis: int = 0) -> list[Tensor]:
     """``numpy.split``: equal sections, or the pieces between split points."""
     where = user_location()

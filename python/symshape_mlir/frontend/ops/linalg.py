@@ -24,10 +24,16 @@ from symshape_mlir.frontend.ops.broadcasting import (
 from symshape_mlir.frontend.ops.constants import constant
 from symshape_mlir.frontend.ops.elementwise import astype
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
-from symshape_mlir.frontend.ops.shape_ops import drop_unit_axes, insert_unit_axes
+from symshape_mlir.frontend.ops.shape_ops import (
+    drop_unit_axes,
+    insert_unit_axes,
+    sum_to_shape,
+    transpose,
+)
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import Cotangents, Node, primitive, vjp_rule
 from symshape_mlir.shapes.errors import BroadcastError
 from symshape_mlir.shapes.rules import matmul_shape
 from symshape_mlir.shapes.shape import Shape, axis_name
@@ -46,6 +52,7 @@ def _check_contraction(a: Tensor, b: Tensor, where: object) -> None:
         )
 
 
+@primitive("matmul")
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """``numpy.matmul``: a 1-D operand is a row (left) or a column (right)
     vector whose axis is dropped from the result; types are promoted.
@@ -142,3 +149,33 @@ def multiply_add(block: Body, args: list[str], dtype: DType) -> str:
     mul, add = ("arith.mulf", "arith.addf") if dtype.is_float else ("arith.muli", "arith.addi")
     product = block.op(f"{mul} {args[0]}, {args[1]}", dtype.mlir)
     return block.op(f"{add} {args[2]}, {product}", dtype.mlir)
+
+
+# -- VJP rules -------------------------------------------------------------------------
+
+
+def _swap_last(x: Tensor) -> Tensor:
+    """``x`` with its last two axes exchanged."""
+    return transpose(x, [*range(x.ndim - 2), x.ndim - 1, x.ndim - 2])
+
+
+@vjp_rule("matmul")
+def _matmul_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # With vectors as [1, k] rows and [k, 1] columns: dA = C B^T, dB = A^T C,
+    # each summed back over the batch axes its operand was broadcast along.
+    a, b = node.args["a"], node.args["b"]
+    where = node.where
+    row, column = a.ndim == 1, b.ndim == 1
+    left = insert_unit_axes(a, [0], where) if row else a
+    right = insert_unit_axes(b, [1], where) if column else b
+    rank = ct.ndim + row + column
+    units = ([rank - 2] if row else []) + ([rank - 1] if column else [])
+    full = insert_unit_axes(ct, units, where) if units else ct
+    result: dict[str, Tensor | None] = {}
+    if node.wants(a):
+        grad = sum_to_shape(matmul(full, _swap_last(right)), left, where)
+        result["a"] = drop_unit_axes(grad, [0], where) if row else grad
+    if node.wants(b):
+        grad = sum_to_shape(matmul(_swap_last(left), full), right, where)
+        result["b"] = drop_unit_axes(grad, [1], where) if column else grad
+    return result

@@ -19,6 +19,7 @@ from symshape_mlir.frontend.ops.elementwise import Value, astype, binary_body, e
 from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.vjp import primitive
 
 __all__ = [
     "bitwise_and",
@@ -53,7 +54,7 @@ def _binary(op: str, mlir: str, logical: bool) -> Callable[[Value, Value], Tenso
     apply.__name__ = op
     apply.__doc__ = f"``numpy.{op}``" + (" (an ``i1`` tensor)." if logical else
                                          " of integers or booleans.")
-    return apply
+    return primitive(op)(apply)
 
 
 bitwise_and = _binary("bitwise_and", "arith.andi", False)
@@ -64,6 +65,7 @@ logical_or = _binary("logical_or", "arith.ori", True)
 logical_xor = _binary("logical_xor", "arith.xori", True)
 
 
+@primitive("invert")
 def invert(x: Tensor) -> Tensor:
     """``~x``: bitwise not of integers, logical not of booleans."""
     where = user_location()
@@ -84,6 +86,7 @@ def _truth(value: Value, where: SourceLocation) -> Value:
     return value if isinstance(value, bool) else bool(value)
 
 
+@primitive("logical_not")
 def logical_not(x: Tensor) -> Tensor:
     """``numpy.logical_not`` (an ``i1`` tensor)."""
     where = user_location()

@@ -16,10 +16,12 @@ from collections.abc import Sequence
 from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.frontend.errors import FrontendError
-from symshape_mlir.frontend.index import IndexBuilder, is_runtime_integer
+from symshape_mlir.frontend.index import Index, IndexBuilder, is_runtime_integer
+from symshape_mlir.frontend.ops.shape_ops import extract_slice
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import Cotangents, Node, primitive, save, vjp_rule
 from symshape_mlir.shapes.shape import Shape
 
 __all__ = ["pad", "pad_extent"]
@@ -61,6 +63,7 @@ def _width(item: Width, x: Tensor, where: SourceLocation) -> tuple[str, ShapeExt
     return width.value, width.extent
 
 
+@primitive("pad")
 def pad(
     x: Tensor,
     pad_width: int | Sequence[Width | Sequence[Width]],
@@ -88,6 +91,7 @@ def pad(
     if len(widths) != x.ndim or any(len(w) != 2 for w in widths):
         raise FrontendError(f"pad at {where}: pad_width must give (before, after) per axis")
     low = [_width(w[0], x, where) for w in widths]
+    save(low=[Index(value, extent) for value, extent in low])
     high = [_width(w[1], x, where) for w in widths]
     shape = Shape([e + lo[1] + hi[1] for e, lo, hi in zip(x.shape, low, high, strict=True)])
     trace = x.trace
@@ -108,3 +112,13 @@ def pad(
     trace.lines.append(f"  tensor.yield {value} : {x.dtype.mlir} {where.mlir}")
     trace.emit(f"}} : {x.mlir_type} to {tensor_type(shape, x.dtype)}", where)
     return Tensor(trace, name, shape, x.dtype)
+
+
+@vjp_rule("pad")
+def _pad_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # The input's entries, from the low widths on.
+    x: Tensor = node.args["x"]
+    b = IndexBuilder(ct.trace, node.where)
+    sizes = [b.dim(x, a) for a in range(x.ndim)]
+    return {"x": extract_slice(ct, node.saved["low"], sizes, [1] * x.ndim, x.symbolic_shape,
+                               node.where)}

@@ -21,12 +21,13 @@ from collections.abc import Sequence
 
 from symshape_mlir.frontend.dtypes import DType, i1, i64, u64
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
-from symshape_mlir.frontend.ops.elementwise import astype, elementwise
+from symshape_mlir.frontend.ops.elementwise import astype, elementwise, equal
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
-from symshape_mlir.frontend.ops.shape_ops import insert_unit_axes
+from symshape_mlir.frontend.ops.shape_ops import expand_like, insert_unit_axes
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import Cotangents, Node, composite, primitive, save, vjp_rule
 from symshape_mlir.shapes.rules import normalize_axes, reduce_shape
 
 __all__ = [
@@ -97,6 +98,7 @@ def combine_op(kind: str, dtype: DType) -> str:
     return _UNSIGNED[kind] if dtype.is_unsigned or dtype.is_bool else COMBINE[kind][1]
 
 
+@primitive("reduce", label_from="kind")
 def reduce(
     kind: str,
     x: Tensor,
@@ -110,6 +112,7 @@ def reduce(
     axes = reduced_axes(kind, x, axis, where)
     if kind in ("sum", "prod") and not x.dtype.is_float and (x.dtype.is_bool or x.dtype.bits < 64):
         x = astype(x, u64 if x.dtype.is_unsigned else i64, where)
+    save(axes=axes)
     reduced = set(axes)
     kept = [a for a in range(x.ndim) if a not in reduced]
     shape = reduce_shape(x.symbolic_shape, axes)
@@ -143,32 +146,38 @@ def reduce(
     return result
 
 
+@composite
 def sum(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
     """``numpy.sum``."""
     return reduce("sum", x, axis, keepdims=keepdims, where=user_location())
 
 
+@composite
 def max(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
     """``numpy.max`` (``-inf`` for an empty float reduction, where numpy raises)."""
     return reduce("max", x, axis, keepdims=keepdims, where=user_location())
 
 
+@composite
 def min(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
     """``numpy.min`` (``inf`` for an empty float reduction, where numpy raises)."""
     return reduce("min", x, axis, keepdims=keepdims, where=user_location())
 
 
+@composite
 def prod(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
     """``numpy.prod``."""
     return reduce("prod", x, axis, keepdims=keepdims, where=user_location())
 
 
+@composite
 def all(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
     """``numpy.all`` (an ``i1`` tensor; true for an empty reduction)."""
     where = user_location()
     return reduce("min", astype(x, i1, where), axis, keepdims=keepdims, where=where)
 
 
+@composite
 def any(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
     """``numpy.any`` (an ``i1`` tensor; false for an empty reduction)."""
     where = user_location()
@@ -192,12 +201,14 @@ def element_count(x: Tensor, axes: Sequence[int], dtype: DType, where: SourceLoc
     return scalar
 
 
+@primitive("mean")
 def mean(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
     """``numpy.mean`` (integers as ``f64``)."""
     where = user_location()
     if not x.dtype.is_float:
         x = astype(x, "f64", where)
     axes = reduced_axes("mean", x, axis, where)
+    save(axes=axes)
     total = reduce("sum", x, axes, keepdims=keepdims, where=where)
     scalar = element_count(x, axes, x.dtype, where)
 
@@ -205,3 +216,78 @@ def mean(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
         return block.op(f"arith.divf {values[0]}, {scalar}", dtype.mlir)
 
     return elementwise("mean", [total], body, where)
+
+
+# -- VJP rules -------------------------------------------------------------------------
+
+
+def _spread(node: Node, value: Tensor, axes: Sequence[int], keepdims: bool) -> Tensor:
+    """A reduction's result (or cotangent) over the input's shape: the reduced
+    axes put back as 1 (unless kept), then repeated along them."""
+    if not keepdims and axes:
+        value = insert_unit_axes(value, sorted(axes), node.where)
+    return expand_like(value, node.args["x"], node.where)
+
+
+@vjp_rule("reduce")
+def _reduce_vjp(node: Node, ct: Tensor) -> Cotangents:
+    kind: str = node.args["kind"]
+    x: Tensor = node.args["x"]
+    axes: tuple[int, ...] = node.saved["axes"]
+    keepdims: bool = node.args["keepdims"]
+    if kind == "sum":
+        return {"x": _spread(node, ct, axes, keepdims)}
+    if kind == "prod":
+        return {"x": _spread(node, ct, axes, keepdims) * _others_product(x, axes, node.where)}
+    # max and min: the cotangent is shared by the entries equal to the result
+    # (evenly among ties, as jax). Broadcasting reads the kept axes of 1 at 0.
+    kept, top = ct, node.out
+    if not keepdims and axes:
+        kept = insert_unit_axes(ct, sorted(axes), node.where)
+        top = insert_unit_axes(top, sorted(axes), node.where)
+    hit = astype(equal(x, top), x.dtype, node.where)
+    count = reduce("sum", hit, axes, keepdims=True, where=node.where)
+    return {"x": hit * (kept / count)}
+
+
+def _others_product(x: Tensor, axes: Sequence[int], where: SourceLocation) -> Tensor:
+    """Per entry of ``x``, the product of the other entries of its reduction
+    over ``axes`` (no division: right where entries are 0). Quadratic in the
+    reduced size, as the scans are."""
+    trace, dtype, rank = x.trace, x.dtype, x.ndim
+    init = emit_empty(trace, x.symbolic_shape, dtype, [(x, a) for a in range(rank)], where)
+    filled = emit_fill(trace, init, dtype, 1.0, x.mlir_type, where)
+    reduced = sorted(axes)
+    # Loops: the entry's position (d0..), then the other entry's reduced axes.
+    other = tuple(f"d{rank + reduced.index(a)}" if a in reduced else f"d{a}"
+                  for a in range(rank))
+
+    def body(block: Body, args: list[str]) -> str:
+        value, acc = args
+        same: str | None = None
+        for k, a in enumerate(reduced):
+            here = block.op(f"linalg.index {a}", "index")
+            there = block.op(f"linalg.index {rank + k}", "index")
+            equal_ = block.op(f"arith.cmpi eq, {here}, {there}", "index")
+            same = equal_ if same is None else block.op(f"arith.andi {same}, {equal_}", "i1")
+        assert same is not None
+        term = block.op(f"arith.select {same}, {block.const(dtype, 1.0)}, {value}", dtype.mlir)
+        return block.op(f"arith.mulf {acc}, {term}", dtype.mlir)
+
+    return emit_generic(trace, [Operand(x, other)], rank + len(reduced),
+                        ["parallel"] * rank + ["reduction"] * len(reduced),
+                        [f"d{a}" for a in range(rank)], x.symbolic_shape, dtype, filled, body,
+                        where)
+
+
+@vjp_rule("mean")
+def _mean_vjp(node: Node, ct: Tensor) -> Cotangents:
+    x: Tensor = node.args["x"]
+    axes: tuple[int, ...] = node.saved["axes"]
+    spread = _spread(node, ct, axes, node.args["keepdims"])
+    count = element_count(x, axes, spread.dtype, node.where)
+
+    def body(block: Body, values: list[str], dtype: DType) -> str:
+        return block.op(f"arith.divf {values[0]}, {count}", dtype.mlir)
+
+    return {"x": elementwise("mean", [spread], body, node.where)}

@@ -25,10 +25,12 @@ from symshape_mlir.frontend.ops.reductions import reduced_axes
 from symshape_mlir.frontend.ops.shape_ops import reshape
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.vjp import composite
 
 __all__ = ["flip", "roll"]
 
 
+@composite
 def flip(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
     """``numpy.flip``: the entries along ``axis`` (all axes for None) reversed."""
     where = user_location()
@@ -38,6 +40,7 @@ def flip(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
     return x
 
 
+@composite
 def roll(x: Tensor, shift: Any, axis: int | Sequence[int] | None = None) -> Tensor:
     """``numpy.roll``: entries shifted by ``shift`` along ``axis``, wrapping around
     (the flattened tensor for ``axis=None``)."""

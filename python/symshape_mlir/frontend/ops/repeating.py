@@ -21,6 +21,7 @@ from symshape_mlir.frontend.ops.reductions import reduced_axes
 from symshape_mlir.frontend.ops.shape_ops import broadcast_to, insert_unit_axes, reshape
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.vjp import composite
 
 __all__ = ["repeat", "tile"]
 
@@ -33,6 +34,7 @@ def _count(op: str, value: object, where: SourceLocation) -> int:
     return value
 
 
+@composite
 def tile(x: Tensor, reps: int | Sequence[int]) -> Tensor:
     """``numpy.tile``: ``x`` repeated ``reps[i]`` times along axis ``i``."""
     where = user_location()
@@ -50,6 +52,7 @@ def tile(x: Tensor, reps: int | Sequence[int]) -> Tensor:
     return reshape(copies, [x.shape[a] * counts[a] for a in range(x.ndim)])
 
 
+@composite
 def repeat(x: Tensor, repeats: int, axis: int | None = None) -> Tensor:
     """``numpy.repeat`` with one ``int`` count: each entry ``repeats`` times in a
     row along ``axis`` (the flattened tensor for None)."""

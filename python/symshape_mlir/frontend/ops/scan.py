@@ -23,15 +23,26 @@ from symshape_mlir.frontend.ops.reductions import combine_op, identity, reduced_
 from symshape_mlir.frontend.ops.shape_ops import reshape
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.vjp import (
+    ADError,
+    Cotangents,
+    Node,
+    composite,
+    primitive,
+    save,
+    vjp_rule,
+)
 
 __all__ = ["cumprod", "cumsum", "scan"]
 
 
+@composite
 def cumsum(x: Tensor, axis: int | None = None) -> Tensor:
     """``numpy.cumsum``."""
     return _scan("cumsum", "sum", x, axis, user_location())
 
 
+@composite
 def cumprod(x: Tensor, axis: int | None = None) -> Tensor:
     """``numpy.cumprod``."""
     return _scan("cumprod", "prod", x, axis, user_location())
@@ -47,6 +58,7 @@ def _scan(op: str, kind: str, x: Tensor, axis: int | None, where: SourceLocation
     return scan(kind, x, axis, where=where, op=op)
 
 
+@primitive("scan", label_from="op")
 def scan(kind: str, x: Tensor, axis: int, *, exclusive: bool = False, reverse: bool = False,
          where: SourceLocation | None = None, op: str = "scan") -> Tensor:
     """The running ``kind`` (``"sum"`` or ``"prod"``) of ``x`` along ``axis``, in ``x``'s
@@ -60,6 +72,7 @@ def scan(kind: str, x: Tensor, axis: int, *, exclusive: bool = False, reverse: b
     if x.dtype.is_bool:
         raise FrontendError(f"{op} at {where}: element type i1 is not supported")
     (axis,) = reduced_axes(op, x, axis, where)
+    save(axis=axis)
     trace = x.trace
     dtype = x.dtype
     rank = x.ndim
@@ -83,3 +96,13 @@ def scan(kind: str, x: Tensor, axis: int, *, exclusive: bool = False, reverse: b
     return emit_generic(
         trace, [Operand(x, read)], rank + 1, ["parallel"] * rank + ["reduction"],
         [f"d{a}" for a in range(rank)], x.symbolic_shape, dtype, filled, body, where)
+
+
+@vjp_rule("scan")
+def _scan_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # A running sum's cotangent is the running sum of ct the other way.
+    if node.args["kind"] != "sum":
+        raise ADError(f"{node.describe()}: a running product has no VJP rule",
+                      primitive=node.label, location=node.where)
+    return {"x": scan("sum", ct, node.saved["axis"], exclusive=node.args["exclusive"],
+                      reverse=not node.args["reverse"], where=node.where)}

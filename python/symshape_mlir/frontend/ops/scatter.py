@@ -29,17 +29,37 @@ from collections.abc import Callable
 from symshape_mlir.extent.expr import Const
 from symshape_mlir.frontend.dtypes import DType, i32
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
-from symshape_mlir.frontend.ops.elementwise import add, greater, maximum, minimum, multiply
+from symshape_mlir.frontend.ops.broadcasting import same_extent
+from symshape_mlir.frontend.ops.elementwise import (
+    add,
+    astype,
+    divide,
+    equal,
+    greater,
+    maximum,
+    minimum,
+    multiply,
+)
 from symshape_mlir.frontend.ops.elementwise import where as where_
-from symshape_mlir.frontend.ops.gather import clamped_position
+from symshape_mlir.frontend.ops.gather import (
+    clamped_position,
+    gather_along,
+    gather_nd,
+    take_along_axis,
+)
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.ops.padding import Width, pad
 from symshape_mlir.frontend.ops.reductions import COMBINE, identity
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import ADError, Cotangents, Node, primitive, save, vjp_rule
 from symshape_mlir.shapes.rules import normalize_axes
 
-__all__ = ["REDUCTIONS", "put_along_axis", "scatter_nd"]
+__all__ = [
+    "REDUCTIONS", "clipped_position", "put_along_axis", "scatter_add_nd", "scatter_along",
+    "scatter_nd",
+]
 
 #: The ways an update combines with what it meets.
 REDUCTIONS = ("none", "add", "mul", "max", "min")
@@ -66,12 +86,15 @@ def _scatter(
     loops: int,
     reduction: str,
     where: SourceLocation,
+    wrap: bool = True,
 ) -> Tensor:
     """The scatter: what lands on each element, reduced, then combined with ``data``.
 
     ``data``'s axes are loops ``0..rank``, then come the update loops.
     ``positions`` lists, per indexed axis of ``data``, the operand of
     ``reads`` holding its index, that axis, and its extent (``index``).
+    Indices count from the end when negative if ``wrap`` (numpy's indexing),
+    else are only clipped into the axis (``take``'s ``mode="clip"``).
     The reduction starts from a fill, never from ``data``: IREE 3.13 fails
     to distribute reductions chained through their inits (two scatters in a
     row: "write affecting operations on global resources are restricted to
@@ -85,7 +108,8 @@ def _scatter(
     def hit(block: Body, indices: list[str]) -> str:
         found: str | None = None
         for operand, axis, extent in positions:
-            here = clamped_position(block, indices[operand], itypes[operand], extent)
+            place = clamped_position if wrap else clipped_position
+            here = place(block, indices[operand], itypes[operand], extent)
             same = block.op(f"arith.cmpi eq, {here}, {block.op(f'linalg.index {axis}', 'index')}",
                             "index")
             found = same if found is None else block.op(f"arith.andi {found}, {same}", "i1")
@@ -122,6 +146,7 @@ def _scatter(
     return merge(data, landed)
 
 
+@primitive("scatter_nd")
 def scatter_nd(data: Tensor, indices: Tensor, updates: Tensor, reduction: str = "none") -> Tensor:
     """ONNX ``ScatterND``: ``out[*indices[w]] = updates[w]`` (or combined by ``reduction``).
 
@@ -155,6 +180,7 @@ def scatter_nd(data: Tensor, indices: Tensor, updates: Tensor, reduction: str = 
                     rank + batch, reduction, where)
 
 
+@primitive("put_along_axis")
 def put_along_axis(data: Tensor, indices: Tensor, updates: Tensor, axis: int,
                    reduction: str = "none") -> Tensor:
     """``numpy.put_along_axis`` as a function (ONNX ``ScatterElements``): ``out[i with
@@ -177,6 +203,7 @@ def put_along_axis(data: Tensor, indices: Tensor, updates: Tensor, axis: int,
         (axis,) = normalize_axes((axis,), data.ndim)
     except ShapeError as err:
         raise ShapeError(f"put_along_axis at {where}: {err}") from None
+    save(axis=axis)
     rank = data.ndim
     # Loops: data's axes, then the position along `axis` of the update; the
     # other axes of an update are the output's own.
@@ -184,3 +211,166 @@ def put_along_axis(data: Tensor, indices: Tensor, updates: Tensor, axis: int,
     extent = data.trace.dim_index(data, axis, where)
     return _scatter(data, [Operand(indices, along)], Operand(updates, along),
                     [(0, axis, extent)], rank + 1, reduction, where)
+
+
+def clipped_position(block: Body, value: str, itype: str, extent: str) -> str:
+    """An index read from a tensor, clipped into the axis (``take``'s ``mode="clip"``:
+    a negative one is 0)."""
+    raw = block.op(f"arith.index_cast {value}", f"{itype} to index")
+    last = block.op(f"arith.subi {extent}, {block.const_index(1)}", "index")
+    return block.op(f"arith.maxsi {block.op(f'arith.minsi {raw}, {last}', 'index')}, "
+                    f"{block.const_index(0)}", "index")
+
+
+@primitive("scatter_along")
+def scatter_along(data: Tensor, positions: Tensor, updates: Tensor, axis: int,
+                  where: SourceLocation) -> Tensor:
+    """``data`` plus ``updates`` added at ``positions`` along ``axis``: the transpose of
+    :func:`~symshape_mlir.frontend.ops.gather.take` and ``gather_along``.
+
+    ``updates`` is ``data.shape[:axis] + positions.shape + data.shape[axis + 1:]``;
+    each position is clipped into the axis, as those gathers clip it, and
+    updates at one position add up. Its VJP is the gather at the same positions.
+    """
+    trace = data.trace
+    rank, k = data.ndim, positions.ndim
+    moves = tuple(f"d{rank + j}" for j in range(k))
+    window = (*(f"d{a}" for a in range(axis)), *moves,
+              *(f"d{a}" for a in range(axis + 1, rank)))
+    extent = trace.dim_index(data, axis, where)
+    return _scatter(data, [Operand(positions, moves)], Operand(updates, window),
+                    [(0, axis, extent)], rank + k, "add", where, wrap=False)
+
+
+@primitive("scatter_add_nd")
+def scatter_add_nd(data: Tensor, indices: Tensor, updates: Tensor, batch_dims: int,
+                   where: SourceLocation) -> Tensor:
+    """``data`` plus ``updates`` added where :func:`~symshape_mlir.frontend.ops.gather.
+    gather_nd` with ``batch_dims`` reads (its transpose; its VJP is that gather)."""
+    trace = data.trace
+    rank = data.ndim
+    k = indices.shape[-1].expr.value  # type: ignore[union-attr]  # checked by gather_nd
+    moves = [f"d{rank + j}" for j in range(indices.ndim - 1 - batch_dims)]
+    batch = [f"d{a}" for a in range(batch_dims)]
+    reads = [Operand(indices, (*batch, *moves, str(j))) for j in range(k)]
+    positions = [(j, batch_dims + j, trace.dim_index(data, batch_dims + j, where))
+                 for j in range(k)]
+    window = (*batch, *moves, *(f"d{a}" for a in range(batch_dims + k, rank)))
+    return _scatter(data, reads, Operand(updates, window), positions, rank + len(moves), "add",
+                    where)
+
+
+# -- VJP rules: gathers and scatters are each other's transposes -----------------------
+
+
+def _zeros(like: Tensor, dtype: DType, where: SourceLocation) -> Tensor:
+    """Zeros of ``like``'s shape in ``dtype``."""
+    trace = like.trace
+    init = emit_empty(trace, like.symbolic_shape, dtype, [(like, a) for a in range(like.ndim)],
+                      where)
+    return Tensor(trace, emit_fill(trace, init, dtype, 0.0, tensor_type(like.shape, dtype),
+                                   where), like.symbolic_shape, dtype)
+
+
+@vjp_rule("take")
+def _take_vjp(node: Node, ct: Tensor) -> Cotangents:
+    a: Tensor = node.args["a"]
+    axis: int = node.saved["axis"]
+    return {"a": scatter_along(_zeros(a, ct.dtype, node.where), node.saved["indices"], ct, axis,
+                               node.where)}
+
+
+@vjp_rule("gather_along")
+def _gather_along_vjp(node: Node, ct: Tensor) -> Cotangents:
+    a: Tensor = node.args["a"]
+    return {"a": scatter_along(_zeros(a, ct.dtype, node.where), node.args["positions"], ct,
+                               node.args["axis"], node.where)}
+
+
+@vjp_rule("scatter_along")
+def _scatter_along_vjp(node: Node, ct: Tensor) -> Cotangents:
+    grad = gather_along(ct, node.args["positions"], node.args["axis"], node.where) \
+        if node.needs("updates") else None
+    return {"data": ct, "updates": grad}
+
+
+@vjp_rule("gather_nd")
+def _gather_nd_vjp(node: Node, ct: Tensor) -> Cotangents:
+    a: Tensor = node.args["a"]
+    return {"a": scatter_add_nd(_zeros(a, ct.dtype, node.where), node.args["indices"], ct,
+                                node.args["batch_dims"], node.where)}
+
+
+@vjp_rule("scatter_add_nd")
+def _scatter_add_nd_vjp(node: Node, ct: Tensor) -> Cotangents:
+    grad = gather_nd(ct, node.args["indices"], node.args["batch_dims"]) \
+        if node.needs("updates") else None
+    return {"data": ct, "updates": grad}
+
+
+@vjp_rule("take_along_axis")
+def _take_along_axis_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # put_along_axis needs the data's extents on the other axes: indices
+    # shorter there read nothing past their end, so zeros fill them out.
+    a: Tensor = node.args["a"]
+    indices: Tensor = node.args["indices"]
+    axis: int = node.saved["axis"]
+    widths: list[tuple[Width, Width]] = []
+    for k in range(a.ndim):
+        have, want = indices.shape[k], a.shape[k]
+        if k == axis or same_extent(have, want):
+            widths.append((0, 0))
+        else:
+            widths.append((0, want - have))
+    if any(w != (0, 0) for w in widths):
+        ct, indices = pad(ct, widths), pad(indices, widths)
+    return {"a": put_along_axis(_zeros(a, ct.dtype, node.where), indices, ct, axis, "add")}
+
+
+def _chosen_vjp(node: Node, ct: Tensor, gather: Callable[[Tensor], Tensor],
+                scatter: Callable[[Tensor], Tensor]) -> Cotangents:
+    """A scatter's cotangents. ``gather(t)``: ``t`` at the update positions;
+    ``scatter(t)``: updates-shaped ``t`` added into zeros of the data's shape.
+
+    ``add``: the data gets ``ct``, the updates ``gather(ct)``. ``none``, ``max``,
+    ``min``: each element's cotangent goes to what it holds, shared evenly
+    among the updates (and, for ``max``/``min``, the data) equal to it: with
+    ``none``, the largest of the updates landing on an element is kept.
+    """
+    data: Tensor = node.args["data"]
+    updates: Tensor = node.args["updates"]
+    reduction: str = node.args["reduction"]
+    if reduction == "add":
+        return {"data": ct, "updates": gather(ct) if node.needs("updates") else None}
+    if reduction == "mul":
+        raise ADError(f"{node.describe()}: a scatter with reduction 'mul' has no VJP rule",
+                      primitive=node.label, location=node.where)
+    dtype = ct.dtype
+    chosen = astype(equal(updates, gather(node.out)), dtype, node.where)
+    ties = scatter(chosen)
+    if reduction == "none":
+        landed = scatter(add(multiply(chosen, 0.0), 1.0))
+        share = divide(ct, maximum(ties, 1.0))
+        kept = where_(greater(landed, 0.0), 0.0, ct)
+    else:
+        held = astype(equal(data, node.out), dtype, node.where)
+        share = divide(ct, add(ties, held))
+        kept = multiply(held, share)
+    return {"data": kept,
+            "updates": multiply(chosen, gather(share)) if node.needs("updates") else None}
+
+
+@vjp_rule("scatter_nd")
+def _scatter_nd_vjp(node: Node, ct: Tensor) -> Cotangents:
+    data, indices = node.args["data"], node.args["indices"]
+    return _chosen_vjp(
+        node, ct, lambda t: gather_nd(t, indices),
+        lambda t: scatter_nd(_zeros(data, t.dtype, node.where), indices, t, "add"))
+
+
+@vjp_rule("put_along_axis")
+def _put_along_axis_vjp(node: Node, ct: Tensor) -> Cotangents:
+    data, indices, axis = node.args["data"], node.args["indices"], node.saved["axis"]
+    return _chosen_vjp(
+        node, ct, lambda t: take_along_axis(t, indices, axis),
+        lambda t: put_along_axis(_zeros(data, t.dtype, node.where), indices, t, axis, "add"))

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from symshape_mlir.extent import canon
 from symshape_mlir.extent.expr import Const, Expr, Sym
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent, UpperBound
 from symshape_mlir.extent.prove import prove_eq
@@ -36,10 +37,19 @@ from symshape_mlir.frontend.ops.broadcasting import (
     located_broadcast_error,
     same_extent,
 )
-from symshape_mlir.frontend.ops.generic import emit_empty
+from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import BoundOrigin, FunctionTrace, tensor_type
+from symshape_mlir.frontend.vjp import (
+    Cotangents,
+    Node,
+    composite,
+    primitive,
+    require_exact,
+    save,
+    vjp_rule,
+)
 from symshape_mlir.shapes.broadcast import broadcast_shapes
 from symshape_mlir.shapes.errors import BroadcastError
 from symshape_mlir.shapes.reshape import factors, never_divides, numel, reshape_hole
@@ -51,10 +61,17 @@ __all__ = [
     "ShapeTarget",
     "broadcast_to",
     "concatenate",
+    "drop_unit_axes",
     "dynamic_truncate",
+    "embed_slice",
     "expand_dims",
+    "expand_like",
+    "extract_slice",
+    "insert_unit_axes",
     "reshape",
     "squeeze",
+    "sum_axes",
+    "sum_to_shape",
     "swapaxes",
     "transpose",
 ]
@@ -176,6 +193,7 @@ def _reshape_by_groups(x: Tensor, target: Shape, where: SourceLocation) -> Tenso
     return current
 
 
+@primitive("reshape")
 def reshape(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
     """``numpy.reshape`` with symbolic targets (``symshape.reshape``).
 
@@ -278,6 +296,7 @@ def _reshape_to_values(x: Tensor, shape: Sequence[Any], where: SourceLocation) -
     return Tensor(trace, name, target, x.dtype)
 
 
+@primitive("transpose")
 def transpose(x: Tensor, axes: Sequence[int] | None = None) -> Tensor:
     """``numpy.transpose`` (``linalg.transpose``)."""
     where = user_location()
@@ -288,6 +307,7 @@ def transpose(x: Tensor, axes: Sequence[int] | None = None) -> Tensor:
         raise ShapeError(f"transpose at {where}: {err}") from None
     if len(perm) != x.ndim:
         raise ShapeError(f"transpose at {where}: axes {list(perm)} do not match rank {x.ndim}")
+    save(perm=perm)
     trace = x.trace
     shape = Shape([x.shape[p] for p in perm])
     init = emit_empty(trace, shape, x.dtype, [(x, p) for p in perm], where)
@@ -300,6 +320,7 @@ def transpose(x: Tensor, axes: Sequence[int] | None = None) -> Tensor:
     return Tensor(trace, name, shape, x.dtype)
 
 
+@composite
 def swapaxes(x: Tensor, axis1: int, axis2: int) -> Tensor:
     """``numpy.swapaxes``: ``x`` with two axes exchanged (``linalg.transpose``)."""
     where = user_location()
@@ -312,6 +333,7 @@ def swapaxes(x: Tensor, axis1: int, axis2: int) -> Tensor:
     return transpose(x, perm)
 
 
+@primitive("broadcast_to")
 def broadcast_to(x: Tensor, shape: Sequence[ShapeTarget]) -> Tensor:
     """``numpy.broadcast_to`` (``symshape.broadcast_in_dim``).
 
@@ -369,6 +391,7 @@ def _reassociation(groups: list[list[int]]) -> str:
     return "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
 
 
+@primitive("insert_unit_axes")
 def insert_unit_axes(x: Tensor, positions: Sequence[int], where: SourceLocation) -> Tensor:
     """``x`` with extent-1 axes at ``positions`` of the result (``tensor.expand_shape``)."""
     trace = x.trace
@@ -397,6 +420,7 @@ def insert_unit_axes(x: Tensor, positions: Sequence[int], where: SourceLocation)
     return Tensor(trace, name, shape, x.dtype)
 
 
+@primitive("drop_unit_axes")
 def drop_unit_axes(x: Tensor, positions: Sequence[int], where: SourceLocation) -> Tensor:
     """``x`` without the extent-1 axes at ``positions`` (``tensor.collapse_shape``)."""
     trace = x.trace
@@ -412,6 +436,7 @@ def drop_unit_axes(x: Tensor, positions: Sequence[int], where: SourceLocation) -
     return Tensor(trace, name, shape, x.dtype)
 
 
+@composite
 def expand_dims(x: Tensor, axis: int | Sequence[int]) -> Tensor:
     """``numpy.expand_dims``."""
     where = user_location()
@@ -423,6 +448,7 @@ def expand_dims(x: Tensor, axis: int | Sequence[int]) -> Tensor:
     return insert_unit_axes(x, sorted(positions), where)
 
 
+@composite
 def squeeze(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
     """``numpy.squeeze``: axes of extent 1 (all statically-1 axes by default).
 
@@ -443,6 +469,7 @@ def squeeze(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
     return drop_unit_axes(x, sorted(positions), where)
 
 
+@primitive("concatenate")
 def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     """``numpy.concatenate`` (``tensor.concat``).
 
@@ -482,6 +509,7 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
                 conflict.axis = a
                 raise conflict from None
     dims[axis] = functools.reduce(operator.add, (t.shape[axis] for t in tensors))
+    save(axis=axis)
     shape = Shape(dims)
     trace = first.trace
     name = trace.ssa("cat")
@@ -493,6 +521,7 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     return Tensor(trace, name, shape, first.dtype)
 
 
+@primitive("dynamic_truncate")
 def dynamic_truncate(
     x: Tensor,
     size: Tensor,
@@ -518,6 +547,7 @@ def dynamic_truncate(
         (axis,) = normalize_axes((axis,), x.ndim)
     except ShapeError as err:
         raise ShapeError(f"dynamic_truncate at {where}: {err}") from None
+    save(axis=axis)
     trace = x.trace
     before = x.shape[axis]
     kept: ShapeExtent
@@ -546,3 +576,207 @@ def dynamic_truncate(
             ),
         )
     return Tensor(trace, name, shape, x.dtype)
+
+
+@primitive("extract_slice")
+def extract_slice(x: Tensor, offsets: Sequence[Index], sizes: Sequence[Index],
+                  strides: Sequence[int], shape: Shape, where: SourceLocation) -> Tensor:
+    """``tensor.extract_slice`` of ``x``: ``sizes`` entries from ``offsets`` every
+    ``strides`` along each axis; ``shape`` is the result's (an axis of size 1
+    left out of it is dropped). The transpose of :func:`embed_slice`."""
+    trace = x.trace
+    name = trace.ssa("sl")
+    trace.emit(
+        f"{name} = tensor.extract_slice {x.value}[{', '.join(o.value for o in offsets)}] "
+        f"[{', '.join(s.value for s in sizes)}] [{', '.join(map(str, strides))}] : "
+        f"{x.mlir_type} to {tensor_type(shape, x.dtype)}",
+        where,
+    )
+    return Tensor(trace, name, shape, x.dtype)
+
+
+@primitive("embed_slice")
+def embed_slice(x: Tensor, shape: Shape, sources: Sequence[tuple[Tensor, int] | None],
+                offsets: Sequence[Index], sizes: Sequence[Index], strides: Sequence[int],
+                where: SourceLocation) -> Tensor:
+    """``x`` written into zeros of ``shape`` (sized from ``sources`` where given) at
+    ``offsets``, ``sizes`` and ``strides`` (``tensor.insert_slice``; ``x`` may
+    leave out axes of size 1). The transpose of :func:`extract_slice`."""
+    trace = x.trace
+    zero: float | int = 0.0 if x.dtype.is_float else 0
+    target = tensor_type(shape, x.dtype)
+    zeros = emit_fill(trace, emit_empty(trace, shape, x.dtype, sources, where), x.dtype, zero,
+                      target, where)
+    name = trace.ssa("ins")
+    trace.emit(
+        f"{name} = tensor.insert_slice {x.value} into {zeros}"
+        f"[{', '.join(o.value for o in offsets)}] [{', '.join(s.value for s in sizes)}] "
+        f"[{', '.join(map(str, strides))}] : {x.mlir_type} into {target}",
+        where,
+    )
+    return Tensor(trace, name, shape, x.dtype)
+
+
+def sum_axes(x: Tensor, axes: Sequence[int], where: SourceLocation) -> Tensor:
+    """The sum of ``x`` over ``axes`` (dropped from the result), one ``linalg.generic``."""
+    trace, dtype = x.trace, x.dtype
+    reduced = set(axes)
+    kept = [a for a in range(x.ndim) if a not in reduced]
+    shape = Shape([x.shape[a] for a in kept])
+    init = emit_empty(trace, shape, dtype, [(x, a) for a in kept], where)
+    zero: float | int = 0.0 if dtype.is_float else 0
+    filled = emit_fill(trace, init, dtype, zero, tensor_type(shape, dtype), where)
+    add = "arith.addf" if dtype.is_float else "arith.addi"
+
+    def body(block: Body, args: list[str]) -> str:
+        return block.op(f"{add} {args[1]}, {args[0]}", dtype.mlir)
+
+    return emit_generic(
+        trace, [Operand(x, tuple(f"d{a}" for a in range(x.ndim)))], x.ndim,
+        ["reduction" if a in reduced else "parallel" for a in range(x.ndim)],
+        [f"d{a}" for a in kept], shape, dtype, filled, body, where)
+
+
+def sum_to_shape(ct: Tensor, like: Tensor, where: SourceLocation) -> Tensor:
+    """The cotangent ``ct`` of a broadcast of ``like`` summed back to ``like``'s shape.
+
+    Per axis, as broadcasting read it (:func:`~symshape_mlir.frontend.ops.
+    broadcasting.read_leading_axes`): leading axes ``like`` lacks and axes
+    where it is a static 1 are summed; equal extents are kept; an axis
+    broadcast at run time (``like``'s ``n`` against ``R``, ``n`` being 1 or
+    ``R`` at the call) is reshaped to ``[n, R floordiv max(n, 1)]`` and summed
+    over the second: one module is right whether ``n`` is 1 or ``R``.
+
+    Raises:
+        ContractError: such an axis whose extent is only an upper bound.
+    """
+    lead = ct.ndim - like.ndim
+    summed = list(range(lead))
+    units: list[int] = []
+    runtime: list[int] = []
+    for axis, extent in enumerate(like.shape):
+        have = ct.shape[lead + axis]
+        if same_extent(extent, have):
+            continue
+        if is_one(extent):
+            summed.append(lead + axis)
+            units.append(axis)
+        else:
+            runtime.append(axis)
+    if summed:
+        ct = sum_axes(ct, summed, where)
+        if units:
+            ct = insert_unit_axes(ct, units, where)
+    for axis in runtime:
+        ct = _fold_broadcast(ct, axis, like.shape[axis], where)
+    return ct
+
+
+def _fold_broadcast(ct: Tensor, axis: int, extent: ShapeExtent, where: SourceLocation) -> Tensor:
+    """``ct`` with axis ``axis`` of extent ``R`` summed down to ``extent`` (1 or ``R``)."""
+    trace = ct.trace
+    trace.require_exact("broadcast", "operand extent", [extent, ct.shape[axis]], where)
+    total = ct.shape[axis]
+    assert isinstance(extent, Exact) and isinstance(total, Exact)
+    repeat = Exact(canon.floordiv(total.expr, canon.maximum(extent.expr, 1)))
+    split = [*ct.shape[:axis], extent, repeat, *ct.shape[axis + 1:]]
+    return sum_axes(reshape(ct, split), [axis + 1], where)
+
+
+def expand_like(ct: Tensor, like: Tensor, where: SourceLocation) -> Tensor:
+    """``ct`` (of ``like``'s rank, a static 1 where ``like`` is not) repeated to
+    ``like``'s shape by a ``linalg.generic`` reading those axes at 0: no
+    broadcast target, so ``like``'s extents may be upper bounds."""
+    trace = ct.trace
+    reads = []
+    for axis, (have, want) in enumerate(zip(ct.shape, like.shape, strict=True)):
+        if same_extent(have, want):
+            reads.append(f"d{axis}")
+        else:
+            assert is_one(have), (have, want)
+            reads.append("0")
+    init = emit_empty(trace, like.symbolic_shape, ct.dtype, [(like, a) for a in range(like.ndim)],
+                      where)
+
+    def body(block: Body, args: list[str]) -> str:
+        return args[0]
+
+    loops = [f"d{a}" for a in range(like.ndim)]
+    return emit_generic(trace, [Operand(ct, tuple(reads))], like.ndim, ["parallel"] * like.ndim,
+                        loops, like.symbolic_shape, ct.dtype, init, body, where)
+
+
+# -- VJP rules -------------------------------------------------------------------------
+
+
+@vjp_rule("reshape")
+def _reshape_vjp(node: Node, ct: Tensor) -> Cotangents:
+    x: Tensor = node.args["x"]
+    require_exact(node, "input extent", x.shape)
+    return {"x": reshape(ct, list(x.shape))}
+
+
+@vjp_rule("transpose")
+def _transpose_vjp(node: Node, ct: Tensor) -> Cotangents:
+    perm: tuple[int, ...] = node.saved["perm"]
+    return {"x": transpose(ct, [perm.index(a) for a in range(len(perm))])}
+
+
+@vjp_rule("broadcast_to")
+def _broadcast_to_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": sum_to_shape(ct, node.args["x"], node.where)}
+
+
+@vjp_rule("insert_unit_axes")
+def _insert_unit_axes_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": drop_unit_axes(ct, sorted(node.args["positions"]), node.where)}
+
+
+@vjp_rule("drop_unit_axes")
+def _drop_unit_axes_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": insert_unit_axes(ct, sorted(node.args["positions"]), node.where)}
+
+
+@vjp_rule("concatenate")
+def _concatenate_vjp(node: Node, ct: Tensor) -> Cotangents:
+    axis: int = node.saved["axis"]
+    b = IndexBuilder(ct.trace, node.where)
+    offset = b.const(0)
+    pieces: list[Tensor | None] = []
+    for part in node.args["tensors"]:
+        size = b.dim(part, axis)
+        if node.wants(part):
+            offsets = [offset if a == axis else b.const(0) for a in range(ct.ndim)]
+            sizes = [b.dim(part, a) for a in range(ct.ndim)]
+            pieces.append(extract_slice(ct, offsets, sizes, [1] * ct.ndim, part.symbolic_shape,
+                                        node.where))
+        else:
+            pieces.append(None)
+        offset = b.add(offset, size)
+    return {"tensors": pieces}
+
+
+@vjp_rule("dynamic_truncate")
+def _dynamic_truncate_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # The kept entries go back to the front of zeros of the input's shape: the
+    # cotangent's own sizes say how many were kept.
+    x: Tensor = node.args["x"]
+    b = IndexBuilder(ct.trace, node.where)
+    sizes = [b.dim(ct, a) for a in range(ct.ndim)]
+    return {"x": embed_slice(ct, x.symbolic_shape, [(x, a) for a in range(x.ndim)],
+                             [b.const(0)] * ct.ndim, sizes, [1] * ct.ndim, node.where)}
+
+
+@vjp_rule("extract_slice")
+def _extract_slice_vjp(node: Node, ct: Tensor) -> Cotangents:
+    x: Tensor = node.args["x"]
+    return {"x": embed_slice(ct, x.symbolic_shape, [(x, a) for a in range(x.ndim)],
+                             node.args["offsets"], node.args["sizes"], node.args["strides"],
+                             node.where)}
+
+
+@vjp_rule("embed_slice")
+def _embed_slice_vjp(node: Node, ct: Tensor) -> Cotangents:
+    x: Tensor = node.args["x"]
+    return {"x": extract_slice(ct, node.args["offsets"], node.args["sizes"],
+                               node.args["strides"], x.symbolic_shape, node.where)}

@@ -18,6 +18,7 @@ from typing import Any
 
 from symshape_mlir.frontend.dtypes import DType, i64
 from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.ops.gather import take_along_axis
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
 from symshape_mlir.frontend.ops.indexing import getitem
 from symshape_mlir.frontend.ops.reductions import reduced_axes
@@ -25,10 +26,12 @@ from symshape_mlir.frontend.ops.shape_ops import reshape
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import Cotangents, Node, composite, primitive, vjp_rule
 
 __all__ = ["argsort", "sort", "topk"]
 
 
+@composite
 def sort(x: Tensor, axis: int | None = -1) -> Tensor:
     """``numpy.sort`` (ascending; NaN last; the flattened tensor for ``axis=None``)."""
     where = user_location()
@@ -36,6 +39,7 @@ def sort(x: Tensor, axis: int | None = -1) -> Tensor:
     return _by_rank(x, _ranks(x, axis, False, where), axis, True, where)
 
 
+@composite
 def argsort(x: Tensor, axis: int | None = -1) -> Tensor:
     """``numpy.argsort(kind="stable")``: the positions that sort ``x`` (``i64``)."""
     where = user_location()
@@ -43,6 +47,7 @@ def argsort(x: Tensor, axis: int | None = -1) -> Tensor:
     return _by_rank(x, _ranks(x, axis, False, where), axis, False, where)
 
 
+@composite
 def topk(x: Tensor, k: Any) -> tuple[Tensor, Tensor]:
     """The ``k`` largest entries along the last axis, largest first, and their
     positions (``jax.lax.top_k``; equal entries in order of position).
@@ -127,6 +132,7 @@ def _same(block: Body, a: str, b: str, dtype: DType) -> str:
     return block.op(f"arith.ori {equal}, {nans}", "i1")
 
 
+@primitive("by_rank")
 def _by_rank(x: Tensor, ranks: Tensor, axis: int, values: bool,
              where: SourceLocation) -> Tensor:
     """At position ``k`` along ``axis``: the entry of rank ``k`` (``values``) or its position."""
@@ -151,3 +157,9 @@ def _by_rank(x: Tensor, ranks: Tensor, axis: int, values: bool,
     return emit_generic(trace, [Operand(x, other), Operand(ranks, other)], rank + 1,
                         ["parallel"] * rank + ["reduction"], list(here), x.symbolic_shape,
                         dtype, filled, body, where)
+
+
+@vjp_rule("by_rank")
+def _by_rank_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # The entry of rank k went to position k: its cotangent comes back from there.
+    return {"x": take_along_axis(ct, node.args["ranks"], node.args["axis"])}

@@ -32,11 +32,13 @@ from symshape_mlir.frontend.ops.unary import exp, isfinite, log, sqrt
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
+from symshape_mlir.frontend.vjp import Cotangents, Node, composite, primitive, save, vjp_rule
 from symshape_mlir.shapes.shape import Shape
 
 __all__ = ["argmax", "argmin", "logsumexp", "std", "var"]
 
 
+@primitive("var")
 def var(x: Tensor, axis: Axis = None, *, ddof: int = 0, keepdims: bool = False) -> Tensor:
     """``numpy.var``: the mean squared deviation, divided by ``count - ddof``."""
     where = user_location()
@@ -45,6 +47,7 @@ def var(x: Tensor, axis: Axis = None, *, ddof: int = 0, keepdims: bool = False) 
     if not x.dtype.is_float:
         x = astype(x, "f64", where)
     axes = reduced_axes("var", x, axis, where)
+    save(axes=axes)
     centered = x - mean_(x, axes, keepdims=True)
     total = sum_(centered * centered, axes, keepdims=keepdims)
     count = element_count(x, axes, x.dtype, where)
@@ -57,11 +60,13 @@ def var(x: Tensor, axis: Axis = None, *, ddof: int = 0, keepdims: bool = False) 
     return elementwise("var", [total], body, where)
 
 
+@composite
 def std(x: Tensor, axis: Axis = None, *, ddof: int = 0, keepdims: bool = False) -> Tensor:
     """``numpy.std``: ``sqrt(var)``."""
     return sqrt(var(x, axis, ddof=ddof, keepdims=keepdims))
 
 
+@primitive("logsumexp")
 def logsumexp(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` along ``axis`` without overflow (``scipy.special.logsumexp``):
     the maximum is taken out first (where it is finite)."""
@@ -69,17 +74,20 @@ def logsumexp(x: Tensor, axis: Axis = None, *, keepdims: bool = False) -> Tensor
     if not x.dtype.is_float:
         x = astype(x, "f64", where_)
     axes = reduced_axes("logsumexp", x, axis, where_)
+    save(axes=axes)
     top = max_(x, axes, keepdims=True)
     shift = where(isfinite(top), top, 0.0)
     total = log(sum_(exp(x - shift), axes, keepdims=True)) + shift
     return total if keepdims else drop_unit_axes(total, sorted(axes), where_)
 
 
+@primitive("argmax")
 def argmax(x: Tensor, axis: int | None = None, *, keepdims: bool = False) -> Tensor:
     """``numpy.argmax`` (``i64``; the first of equal maxima)."""
     return _arg("argmax", "max", x, axis, keepdims, user_location())
 
 
+@primitive("argmin")
 def argmin(x: Tensor, axis: int | None = None, *, keepdims: bool = False) -> Tensor:
     """``numpy.argmin`` (``i64``; the first of equal minima)."""
     return _arg("argmin", "min", x, axis, keepdims, user_location())
@@ -134,3 +142,40 @@ def _arg(op: str, kind: str, x: Tensor, axis: int | None, keepdims: bool,
         ["reduction" if a == axis else "parallel" for a in range(x.ndim)],
         [f"d{a}" for a in kept], shape, i64, filled, body, where)
     return insert_unit_axes(result, [axis], where) if keepdims else result
+
+
+# -- VJP rules -------------------------------------------------------------------------
+
+
+def _kept(node: Node, value: Tensor, axes: tuple[int, ...]) -> Tensor:
+    """A reduction's result or cotangent with its reduced axes as 1 (broadcasting
+    reads them at 0)."""
+    if node.args["keepdims"] or not axes:
+        return value
+    return insert_unit_axes(value, sorted(axes), node.where)
+
+
+@vjp_rule("var")
+def _var_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # d var = 2 (x - mean) / (count - ddof)
+    x: Tensor = node.args["x"]
+    axes: tuple[int, ...] = node.saved["axes"]
+    centered = x - mean_(x, axes, keepdims=True)
+    count = element_count(x, axes, x.dtype, node.where)
+    ddof = float(node.args["ddof"])
+
+    def body(block: Body, values: list[str], dtype: DType) -> str:
+        t = dtype.mlir
+        free = block.op(f"arith.subf {count}, {block.const(dtype, ddof)}", t)
+        twice = block.op(f"arith.addf {values[0]}, {values[0]}", t)
+        return block.op(f"arith.divf {twice}, {free}", t)
+
+    return {"x": elementwise("var", [centered], body, node.where) * _kept(node, ct, axes)}
+
+
+@vjp_rule("logsumexp")
+def _logsumexp_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # d logsumexp = softmax(x) = exp(x - logsumexp)
+    x: Tensor = node.args["x"]
+    axes: tuple[int, ...] = node.saved["axes"]
+    return {"x": exp(x - _kept(node, node.out, axes)) * _kept(node, ct, axes)}

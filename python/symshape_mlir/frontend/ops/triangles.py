@@ -24,6 +24,7 @@ from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_generic
 from symshape_mlir.frontend.source import user_location
 from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.vjp import Cotangents, Node, primitive, vjp_rule
 
 __all__ = ["tril", "triu"]
 
@@ -62,11 +63,19 @@ def _triangle(op: str, x: Tensor, k: int | Tensor, upper: bool) -> Tensor:
                         x.symbolic_shape, dtype, init, body, where)
 
 
+@primitive("triu")
 def triu(x: Tensor, k: int | Tensor = 0) -> Tensor:
     """``numpy.triu``: elements on and above the ``k``-th diagonal of the last two axes."""
     return _triangle("triu", x, k, upper=True)
 
 
+@primitive("tril")
 def tril(x: Tensor, k: int | Tensor = 0) -> Tensor:
     """``numpy.tril``: elements on and below the ``k``-th diagonal of the last two axes."""
     return _triangle("tril", x, k, upper=False)
+
+
+@vjp_rule("triu", "tril")
+def _triangle_vjp(node: Node, ct: Tensor) -> Cotangents:
+    # The kept entries' cotangents, the same triangle of ct.
+    return {"x": _triangle(node.name, ct, node.args["k"], upper=node.name == "triu")}

@@ -18,10 +18,11 @@ from collections.abc import Callable
 
 from symshape_mlir.frontend.dtypes import DType, f64, i1
 from symshape_mlir.frontend.errors import FrontendError
-from symshape_mlir.frontend.ops.elementwise import Value, elementwise
+from symshape_mlir.frontend.ops.elementwise import Value, elementwise, greater, where
 from symshape_mlir.frontend.ops.generic import Body
 from symshape_mlir.frontend.source import user_location
 from symshape_mlir.frontend.tensor import Tensor
+from symshape_mlir.frontend.vjp import Cotangents, Node, primitive, vjp_rule, zero_rule
 
 __all__ = [
     "abs",
@@ -77,7 +78,7 @@ def _math(op: str, mlir: str) -> Callable[[Value], Tensor]:
 
     apply.__name__ = op
     apply.__doc__ = f"``numpy.{op}`` (integers as ``f64``)."
-    return apply
+    return primitive(op)(apply)
 
 
 exp = _math("exp", "math.exp")
@@ -94,6 +95,7 @@ rsqrt = _math("rsqrt", "math.rsqrt")
 rsqrt.__doc__ = "``1 / sqrt(x)`` (integers as ``f64``)."
 
 
+@primitive("negative")
 def negative(x: Tensor) -> Tensor:
     """``-x`` (integers wrap, as numpy).
 
@@ -113,6 +115,7 @@ def negative(x: Tensor) -> Tensor:
     return elementwise("negative", [x], body, where)
 
 
+@primitive("abs")
 def abs(x: Tensor) -> Tensor:
     """``numpy.abs`` (also the builtin ``abs()``)."""
 
@@ -126,6 +129,7 @@ def abs(x: Tensor) -> Tensor:
     return elementwise("abs", [x], body, user_location())
 
 
+@primitive("sign")
 def sign(x: Tensor) -> Tensor:
     """``numpy.sign``: -1, 0 or 1 (NaN for NaN), in ``x``'s type."""
 
@@ -148,6 +152,7 @@ def sign(x: Tensor) -> Tensor:
     return elementwise("sign", [x], body, user_location())
 
 
+@primitive("round")
 def round(x: Tensor, decimals: int = 0) -> Tensor:
     """``numpy.round``: halves to even; integers unchanged (``decimals=0``)."""
     where = user_location()
@@ -185,7 +190,7 @@ def _test(op: str, float_test: Callable[[Body, str, DType], str], ints: bool) ->
 
     apply.__name__ = op
     apply.__doc__ = f"``numpy.{op}`` (an ``i1`` tensor)."
-    return apply
+    return primitive(op)(apply)
 
 
 def _nan(block: Body, v: str, dtype: DType) -> str:
@@ -207,6 +212,7 @@ isinf = _test("isinf", _infinite, False)
 isfinite = _test("isfinite", _finite, True)
 
 
+@primitive("relu")
 def relu(x: Tensor) -> Tensor:
     """``maximum(x, 0)`` (NaN stays NaN)."""
 
@@ -219,6 +225,7 @@ def relu(x: Tensor) -> Tensor:
     return elementwise("relu", [x], body, user_location())
 
 
+@primitive("sigmoid")
 def sigmoid(x: Tensor) -> Tensor:
     """``1 / (1 + exp(-x))`` (integers as ``f64``)."""
 
@@ -232,6 +239,7 @@ def sigmoid(x: Tensor) -> Tensor:
     return elementwise("sigmoid", [x], body, user_location(), dtype=_float_input(x))
 
 
+@primitive("gelu")
 def gelu(x: Tensor, approximate: bool = True) -> Tensor:
     """GELU, as ``jax.nn.gelu``: with ``approximate`` (the default) the tanh form
     ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``, else the exact
@@ -256,3 +264,86 @@ def gelu(x: Tensor, approximate: bool = True) -> Tensor:
         return block.op(f"arith.mulf {half}, {one}", t)
 
     return elementwise("gelu", [x], body, user_location(), dtype=_float_input(x))
+
+
+# -- VJP rules -------------------------------------------------------------------------
+
+vjp_rule("floor", "ceil", "round", "sign")(zero_rule)  # piecewise constant
+
+
+@vjp_rule("exp")
+def _exp_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": ct * node.out}
+
+
+@vjp_rule("log")
+def _log_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": ct / node.args["x"]}
+
+
+@vjp_rule("sqrt")
+def _sqrt_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": ct * 0.5 / node.out}
+
+
+@vjp_rule("rsqrt")
+def _rsqrt_vjp(node: Node, ct: Tensor) -> Cotangents:
+    out = node.out
+    return {"x": ct * -0.5 * out * out * out}
+
+
+@vjp_rule("tanh")
+def _tanh_vjp(node: Node, ct: Tensor) -> Cotangents:
+    out = node.out
+    return {"x": ct * (1.0 - out * out)}
+
+
+@vjp_rule("sin")
+def _sin_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": ct * cos(node.args["x"])}
+
+
+@vjp_rule("cos")
+def _cos_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": -ct * sin(node.args["x"])}
+
+
+@vjp_rule("erf")
+def _erf_vjp(node: Node, ct: Tensor) -> Cotangents:
+    x = node.args["x"]
+    return {"x": ct * (2.0 / math.sqrt(math.pi)) * exp(-(x * x))}
+
+
+@vjp_rule("negative")
+def _negative_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": -ct}
+
+
+@vjp_rule("abs")
+def _abs_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": ct * sign(node.args["x"])}  # 0 at 0, as jax
+
+
+@vjp_rule("relu")
+def _relu_vjp(node: Node, ct: Tensor) -> Cotangents:
+    return {"x": where(greater(node.args["x"], 0.0), ct, 0.0)}  # 0 at 0, as jax
+
+
+@vjp_rule("sigmoid")
+def _sigmoid_vjp(node: Node, ct: Tensor) -> Cotangents:
+    out = node.out
+    return {"x": ct * out * (1.0 - out)}
+
+
+@vjp_rule("gelu")
+def _gelu_vjp(node: Node, ct: Tensor) -> Cotangents:
+    x = node.args["x"]
+    if node.args["approximate"]:
+        scale = math.sqrt(2 / math.pi)
+        t = tanh((x + 0.044715 * x * x * x) * scale)
+        inner = scale * (1.0 + 3 * 0.044715 * x * x)
+        slope = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * inner
+    else:
+        slope = 0.5 * (1.0 + erf(x * math.sqrt(0.5))) + \
+            x * exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))
+    return {"x": ct * slope}
