@@ -93,7 +93,7 @@ CONTRACT_MODES = ("reject", "defer")
 _PIPELINES = {
     "reject": "symshape-to-iree",
     "defer": "symshape-infer-shapes,symshape-verify-contract{mode=defer},"
-             "symshape-resolve{target=iree},canonicalize,cse",
+             "symshape-resolve{target=iree},canonicalize,cse,symshape-relayout-convolutions",
 }
 
 
