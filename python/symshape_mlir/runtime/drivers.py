@@ -54,6 +54,8 @@ class DriverRace:
         functions: The contenders, the owner's driver first.
         driver: The first contender's driver (the one a call that cannot
             move, with a device buffer of that driver, runs on).
+        seconds: The winner's median time per call, once decided (None
+            before, and when a device-resident argument decided).
     """
 
     def __init__(self, functions: Sequence[Function],
@@ -66,6 +68,7 @@ class DriverRace:
         self._samples: list[list[float]] = [[] for _ in self.functions]
         self._lock = threading.Lock()
         self._decided = False
+        self.seconds: float | None = None
 
     def dispatch(self, arguments: list[Any]) -> list[Any]:
         """Runs one call on the next contender and decides once each has
@@ -94,5 +97,6 @@ class DriverRace:
                 logger.debug("@%s: %s", self.functions[0].name, ", ".join(
                     f"{f.driver} {m * 1e3:.3f} ms" for f, m in zip(self.functions, medians,
                                                                   strict=True)))
+                self.seconds = medians[best]
                 self._decide(self.functions[best])
         return results

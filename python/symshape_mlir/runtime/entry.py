@@ -33,6 +33,7 @@ from symshape_mlir.backend.signature import ScalarType, TensorType
 from symshape_mlir.extent.expr import Const, Sym
 from symshape_mlir.runtime.capture import FunctionSizes
 from symshape_mlir.runtime.drivers import DriverRace
+from symshape_mlir.runtime.hot import HotThreshold
 from symshape_mlir.runtime.params import PackedParams
 from symshape_mlir.runtime.plan import Plan, Planner, make_plan
 from symshape_mlir.runtime.sizefn import SizeFn, compile_size
@@ -88,6 +89,10 @@ class Specialization:
         static_key: The values of the function's named axes.
         static: Whether ``function`` is a static variant.
         calls: Calls served.
+        promoted: Whether the binding was found hot (its static variant
+            is being compiled).
+        dynamic_seconds: The dynamic module's time per call at this
+            binding (its driver race's winner), once measured.
     """
 
     plan: Plan
@@ -95,12 +100,16 @@ class Specialization:
     static_key: Key
     static: bool = False
     calls: int = 0
+    promoted: bool = False
+    dynamic_seconds: float | None = None
 
     def decide(self, winner: Function) -> None:
         """Runs the winner of the race this entry serves from (a race it no
         longer serves, replaced by a static variant, decides nothing)."""
         current = self.function
         if isinstance(current, DriverRace) and winner in current.functions:
+            if not self.static:
+                self.dynamic_seconds = current.seconds
             self.function = winner
 
 
@@ -117,6 +126,8 @@ class EntryPoint:
         sizes: Its captured sizes.
         executable: The :class:`Executable` it belongs to (``stats()``,
             ``pre_specialize``).
+        hot: The calls after which a binding gets its static variant,
+            adapted to the dynamic module's measured slowdown.
     """
 
     def __init__(self, executable: Executable, function: Function, sizes: FunctionSizes) -> None:
@@ -131,7 +142,7 @@ class EntryPoint:
         self._binds_empty = binds_empty_buffers(function.driver)
         # The executable's lock: LRUs and counters of all functions under one lock.
         self._lock = executable._stats_lock
-        self._hot_after = executable.hot_after
+        self.hot = HotThreshold(executable.hot_after)
         self._lru: collections.OrderedDict[Key, Specialization] = collections.OrderedDict()
         self._variants: dict[Key, Function | DriverRace] = {}
         self._pending: set[Key] = set()
@@ -344,7 +355,8 @@ class EntryPoint:
         if spec.calls == _RACE_AFTER and not spec.static:
             # A binding called again: its calls choose the driver of the dynamic module.
             spec.function = self._exe._dynamic_race(self.name, spec.decide)
-        if spec.calls == self._hot_after and not spec.static:
+        if not spec.static and not spec.promoted and self.hot.is_hot(spec.calls):
+            spec.promoted = True
             self._exe._promote(self, spec.static_key)
         if self._unbindable(prepared):
             if spec.plan.all_empty:
@@ -534,12 +546,20 @@ class EntryPoint:
     def _install(self, static_key: Key, function: Function | DriverRace) -> int:
         """Makes a static variant (or its driver race) serve its binding;
         returns the entries swapped from the dynamic module. A race's winner
-        is installed only while that race is."""
+        is installed only while that race is; its time per call and the
+        dynamic module's at the same binding give the hot threshold a
+        slowdown."""
         swapped = 0
         with self._lock:
-            if isinstance(function, Function) and static_key in self._variants and \
-                    not _won(self._variants[static_key], function):
+            current = self._variants.get(static_key)
+            if isinstance(function, Function) and current is not None and \
+                    not _won(current, function):
                 return 0
+            if isinstance(current, DriverRace) and current.seconds is not None:
+                dynamic = next((s.dynamic_seconds for s in self._lru.values()
+                                if s.static_key == static_key and s.dynamic_seconds), None)
+                if dynamic is not None:
+                    self.hot.observe(dynamic, current.seconds)
             self._variants[static_key] = function
             self._pending.discard(static_key)
             for spec in self._lru.values():
@@ -601,6 +621,9 @@ class BoundFunction:
         self._packed = PackedParams(entry.name, arrays)
         self._variants: dict[Key, Function | DriverRace] = {}
         self._calls: collections.Counter[Key] = collections.Counter()
+        # Bindings found hot, and the packed dynamic module's time per call by binding.
+        self._hot: set[Key] = set()
+        self._dynamic_seconds: dict[Key, float] = {}
         self._dynamic_modules = entry._exe._load_variant({}, self._packed)
         self._dynamic = self._dynamic_modules[0].function(entry.name)
         # Per binding (an LRU like the entry's): the packed dynamic module's
@@ -656,19 +679,25 @@ class BoundFunction:
         entry = self.entry
         self._calls[key] += 1
         calls = self._calls[key]
-        if entry.named_axes and calls == entry._hot_after:
+        if entry.named_axes and key not in self._hot and entry.hot.is_hot(calls):
+            self._hot.add(key)
             self._promote(key)
         served = self._served.get(key)
         if served is None and calls >= _RACE_AFTER:
             own, other = self._dynamic_modules
 
             def decide(winner: Function) -> None:
-                if _won(self._served.get(key), winner):
+                race = self._served.get(key)
+                if _won(race, winner):
+                    assert isinstance(race, DriverRace)
+                    if race.seconds is not None:
+                        self._dynamic_seconds[key] = race.seconds
                     self._served[key] = winner
 
             served = self._served[key] = entry._exe._race(entry.name, own, other, decide)
             while len(self._served) > entry._exe.cache_size:
-                self._served.popitem(last=False)
+                evicted, _ = self._served.popitem(last=False)
+                self._dynamic_seconds.pop(evicted, None)
         return served or self._dynamic
 
     def _pre_specialize(self, key: Key) -> None:
@@ -680,11 +709,17 @@ class BoundFunction:
 
     def _installer(self, key: Key) -> Callable[[Function | DriverRace], None]:
         """Installs the packed static variant of ``key``: its race, then the
-        race's winner (while that race is installed)."""
+        race's winner (while that race is installed), whose time per call
+        against the packed dynamic module's gives the hot threshold a slowdown."""
         def install(function: Function | DriverRace) -> None:
             current = self._variants.get(key)
-            if current is None or isinstance(function, DriverRace) or _won(current, function):
+            won = isinstance(function, Function) and _won(current, function)
+            if current is None or isinstance(function, DriverRace) or won:
                 self._variants[key] = function
+            if won and isinstance(current, DriverRace) and current.seconds is not None:
+                dynamic = self._dynamic_seconds.pop(key, None)
+                if dynamic is not None:
+                    self.entry.hot.observe(dynamic, current.seconds)
         return install
 
     def variant_drivers(self) -> dict[Key, str]:
