@@ -49,6 +49,7 @@ os.environ.setdefault("KMP_BLOCKTIME", "0")
 import argparse
 import re
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -57,6 +58,10 @@ from typing import Any
 import numpy as np
 
 from symshape_mlir import runtime
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from timing import interleaved, rounds_for
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTES: list[str] = []
@@ -148,22 +153,6 @@ class Peers:
 
         fn = jax.jit(mlp if model == "mlp" else attention)
         return lambda x: np.asarray(fn(x, *jp).block_until_ready())
-
-
-def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tuple[float, float]]:
-    """Median seconds and IQR/median of each callable, timed in interleaved rounds."""
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    out = {}
-    for name, samples in times.items():
-        median = statistics.median(samples)
-        q = statistics.quantiles(samples, n=4) if len(samples) >= 4 else [median, median, median]
-        out[name] = (median, (q[2] - q[0]) / median if median else 0.0)
-    return out
 
 
 def inputs(model: str, batch: int, rng: np.random.Generator) -> np.ndarray:
@@ -327,12 +316,8 @@ def main(argv: list[str] | None = None) -> int:
                     fns[name] = lambda fn=fn, x=x: fn(x)
                 except Exception as exc:
                     NOTES.append(f"{name} failed on {model}: {type(exc).__name__}: {exc}")
-            start = time.perf_counter()
-            for fn in fns.values():
-                fn()
             # Rounds to fill the row's time budget: fast rows get many.
-            count = max(rounds, min(_MAX_ROUNDS, int(budget / (time.perf_counter() - start))))
-            timed = interleaved(fns, count)
+            timed = interleaved(fns, rounds_for(fns, rounds, _MAX_ROUNDS, budget))
             row = f"    {model:<10}{batch:>6}  "
             row += "".join(f"{timed[n][0] * 1e3:8.3f}" for n in ours) + "  "
             for name in ("numpy", "torch", "torch.compile", "jax.jit"):

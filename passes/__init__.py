@@ -19,6 +19,7 @@ from mlir import ir
 
 from symshape_mlir.passes.check_guarantees import CheckGuarantees
 from symshape_mlir.passes.infer_shapes import InferShapes
+from symshape_mlir.passes.relayout_convolutions import RelayoutConvolutions
 from symshape_mlir.passes.resolve import Resolve
 from symshape_mlir.passes.specialize import Specialize
 from symshape_mlir.passes.strip_annotations import StripAnnotations
@@ -33,8 +34,8 @@ __all__ = ["PASSES", "run_pipeline"]
 logger = logging.getLogger(__name__)
 
 PASSES: dict[str, type[ModulePass]] = {}
-for _pass in (CheckGuarantees, InferShapes, Resolve, Specialize, StripAnnotations, ToIree,
-              VerifyContract):
+for _pass in (CheckGuarantees, InferShapes, RelayoutConvolutions, Resolve, Specialize,
+              StripAnnotations, ToIree, VerifyContract):
     add_unique(PASSES, _pass.name, _pass, "pass")
 """Every symshape pass and pipeline alias, by pass name."""
 

@@ -11,7 +11,8 @@ class ToIree(ModulePass):
     """Infers, checks and resolves a symbolic module into MLIR that IREE compiles.
 
     Expands to ``symshape-infer-shapes``, ``symshape-verify-contract``,
-    ``symshape-resolve``, then upstream ``canonicalize`` and ``cse``.
+    ``symshape-resolve``, upstream ``canonicalize`` and ``cse``, then
+    ``symshape-relayout-convolutions``.
 
     Before: a module with ``symshape`` ops and named axes.
     After: plain ``func``/``arith``/``tensor``/``linalg``/``cf`` for
@@ -19,11 +20,13 @@ class ToIree(ModulePass):
     """
 
     name = "symshape-to-iree"
-    summary = "Pipeline: infer shapes, verify the contract, resolve, canonicalize, cse"
+    summary = ("Pipeline: infer shapes, verify the contract, resolve, canonicalize, cse, "
+               "relayout convolutions")
     pipeline = (
         "symshape-infer-shapes",
         "symshape-verify-contract",
         "symshape-resolve{target=iree}",
         "canonicalize",
         "cse",
+        "symshape-relayout-convolutions",
     )

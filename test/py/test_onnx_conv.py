@@ -77,6 +77,33 @@ def test_grouped_conv_with_bias_pads_and_dilations() -> None:
     _check(model, [(2, 9, 6), (1, 6, 3)], "[batch, 6, h floordiv 2, w]")
 
 
+STATIC_CONVS = [
+    pytest.param(dict(strides=[2, 2], pads=[1, 1, 1, 1]), (8, 3, 3, 3), id="conv_stride_2"),
+    pytest.param(dict(dilations=[2, 1], pads=[0, 1, 2, 0]), (4, 3, 3, 2), id="conv_dilated"),
+    pytest.param(dict(group=3, strides=[1, 2]), (3, 1, 3, 3), id="depthwise"),
+    pytest.param(dict(group=3, pads=[1, 1, 1, 1]), (6, 1, 3, 3), id="depthwise_multiplier_2"),
+    pytest.param(dict(group=3, strides=[2, 2]), (6, 1, 1, 1), id="grouped_1x1"),
+]
+
+
+@pytest.mark.parametrize(("attributes", "kernel"), STATIC_CONVS)
+def test_static_variants_of_convolutions_match(attributes: dict[str, Any],
+                                               kernel: tuple[int, ...]) -> None:
+    """Static variants (named convolutions computed channels-last) agree with
+    ``onnx.reference`` as the dynamic module does."""
+    node = helper.make_node("Conv", ["x", "W", "B"], ["y"], **attributes)
+    model = _model(node, inits=[_const("W", kernel), _const("B", (kernel[0],), 1)])
+    exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
+    sizes = [(2, 9, 8), (1, 6, 5)]
+    exe.pre_specialize([{"batch": n, "h": h, "w": w} for n, h, w in sizes])
+    evaluator = ReferenceEvaluator(model)
+    for n, h, w in sizes:
+        x = np.random.default_rng(h * w).standard_normal((n, 3, h, w)).astype(np.float32)
+        expected = evaluator.run(None, {"x": x})[0]
+        np.testing.assert_allclose(exe.main(x), expected, rtol=1e-4, atol=1e-5)
+    assert exe.stats()["variants"] == {"main": len(sizes)}
+
+
 POOLS = [
     pytest.param(
         "MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),

@@ -4,7 +4,6 @@ become IREE parameters of modules compiled for the binding."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -147,34 +146,6 @@ def test_bindings_pre_specialized_after_binding_are_packed(tmp_path: Path) -> No
     assert list(packed._variants) == [key]
     assert packed(a).tobytes() == before.tobytes()
     assert packed.variant_drivers()[key] in ("local-task", "local-sync")
-
-
-@pytest.mark.parametrize("faster", ["local-task", "local-sync"])
-def test_packed_variant_runs_on_the_faster_local_driver(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faster: str
-) -> None:
-    """A packed static variant is timed on both local drivers and kept on
-    the faster (here, by a stand-in timer); its results do not depend on it."""
-    from symshape_mlir.runtime import executable
-
-    timed: list[str] = []
-
-    def seconds(functions: list[Any], arguments: list[object]) -> list[float]:
-        timed.extend(f.driver for f in functions)
-        assert [np.asarray(a).shape for a in arguments] == [(2, 4)]
-        return [0.0 if f.driver == faster else 1.0 for f in functions]
-
-    monkeypatch.setattr(executable, "_median_seconds", seconds)
-    exe = runtime.compile(MATMUL_FLAT, cache_dir=tmp_path, hot_after=None)
-    exe.pre_specialize([{"m": 2, "k": 4, "n": 3}])
-    b = np.full((4, 3), 0.5, np.float32)
-    packed = exe.mm.bind_params({1: b}, packed=True)
-    assert sorted(timed) == ["local-sync", "local-task"]
-    key = tuple({"m": 2, "k": 4, "n": 3}[n] for n in exe.mm.named_axes)
-    assert packed.variant_drivers() == {key: faster}
-    assert exe.stats()["sync_variants"] == (faster == "local-sync")
-    a = np.arange(8, dtype=np.float32).reshape(2, 4)
-    np.testing.assert_allclose(packed(a), (a @ b).reshape(-1), rtol=1e-6)
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ import dataclasses
 import logging
 import operator
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import iree.runtime as rt
@@ -32,6 +32,8 @@ from symshape_mlir.backend.runtime import Function, scalar_argument, tensor_argu
 from symshape_mlir.backend.signature import ScalarType, TensorType
 from symshape_mlir.extent.expr import Const, Sym
 from symshape_mlir.runtime.capture import FunctionSizes
+from symshape_mlir.runtime.drivers import DriverRace
+from symshape_mlir.runtime.hot import HotThreshold
 from symshape_mlir.runtime.params import PackedParams
 from symshape_mlir.runtime.plan import Plan, Planner, make_plan
 from symshape_mlir.runtime.sizefn import SizeFn, compile_size
@@ -51,6 +53,9 @@ Key = tuple[int, ...]
 _EMPTY_BINDING = "resolved to an empty buffer range"
 # The status of a failed run-time check (cf.assert) of the module.
 _CHECK_FAILED = "FAILED_PRECONDITION"
+# The call of a binding from which the dynamic module's calls race the local
+# drivers (a binding called once never does).
+_RACE_AFTER = 2
 
 
 def _with_inputs(err: RuntimeCallError, prepared: Sequence[Any]) -> RuntimeCallError:
@@ -79,17 +84,38 @@ class Specialization:
     Attributes:
         plan: The results' shapes and bytes.
         function: The variant that runs it (the dynamic module, or a static
-            one compiled for these named-axis values); swapped atomically.
+            one compiled for these named-axis values), or a `DriverRace` of
+            it on the local drivers; swapped atomically.
         static_key: The values of the function's named axes.
         static: Whether ``function`` is a static variant.
         calls: Calls served.
+        promoted: Whether the binding was found hot (its static variant
+            is being compiled).
+        dynamic_seconds: The dynamic module's time per call at this
+            binding (its driver race's winner), once measured.
     """
 
     plan: Plan
-    function: Function
+    function: Function | DriverRace
     static_key: Key
     static: bool = False
     calls: int = 0
+    promoted: bool = False
+    dynamic_seconds: float | None = None
+
+    def decide(self, winner: Function) -> None:
+        """Runs the winner of the race this entry serves from (a race it no
+        longer serves, replaced by a static variant, decides nothing)."""
+        current = self.function
+        if isinstance(current, DriverRace) and winner in current.functions:
+            if not self.static:
+                self.dynamic_seconds = current.seconds
+            self.function = winner
+
+
+def _won(current: Function | DriverRace | None, winner: Function) -> bool:
+    """Whether ``winner`` comes from the race ``current`` (still installed)."""
+    return isinstance(current, DriverRace) and winner in current.functions
 
 
 class EntryPoint:
@@ -100,6 +126,8 @@ class EntryPoint:
         sizes: Its captured sizes.
         executable: The :class:`Executable` it belongs to (``stats()``,
             ``pre_specialize``).
+        hot: The calls after which a binding gets its static variant,
+            adapted to the dynamic module's measured slowdown.
     """
 
     def __init__(self, executable: Executable, function: Function, sizes: FunctionSizes) -> None:
@@ -114,9 +142,9 @@ class EntryPoint:
         self._binds_empty = binds_empty_buffers(function.driver)
         # The executable's lock: LRUs and counters of all functions under one lock.
         self._lock = executable._stats_lock
-        self._hot_after = executable.hot_after
+        self.hot = HotThreshold(executable.hot_after)
         self._lru: collections.OrderedDict[Key, Specialization] = collections.OrderedDict()
-        self._variants: dict[Key, Function] = {}
+        self._variants: dict[Key, Function | DriverRace] = {}
         self._pending: set[Key] = set()
         # Functions bound with packed parameters: they get their own variant
         # of each binding pre-specialized after they were bound.
@@ -149,6 +177,7 @@ class EntryPoint:
         if self.is_static:
             plan = make_plan(self.name, sizes.results, self._dtypes, {})
             self._fixed = Specialization(plan, function, (), static=True)
+            self._fixed.function = executable._dynamic_race(self.name, self._fixed.decide)
 
     def __repr__(self) -> str:
         """Names the signature."""
@@ -323,7 +352,11 @@ class EntryPoint:
                 if padded is not None:
                     return self._cut(self._run(padded, hosts), spec.plan)
         spec.calls += 1
-        if spec.calls == self._hot_after and not spec.static:
+        if spec.calls == _RACE_AFTER and not spec.static:
+            # A binding called again: its calls choose the driver of the dynamic module.
+            spec.function = self._exe._dynamic_race(self.name, spec.decide)
+        if not spec.static and not spec.promoted and self.hot.is_hot(spec.calls):
+            spec.promoted = True
             self._exe._promote(self, spec.static_key)
         if self._unbindable(prepared):
             if spec.plan.all_empty:
@@ -336,8 +369,8 @@ class EntryPoint:
             return self._on_host(prepared, hosts or {})
         return self._dispatch(spec.function, prepared, prepared, hosts)
 
-    def _dispatch(self, function: Function, arguments: list[Any], prepared: list[Any],
-                  hosts: Mapping[int, np.ndarray] | None) -> Any:
+    def _dispatch(self, function: Function | DriverRace, arguments: list[Any],
+                  prepared: list[Any], hosts: Mapping[int, np.ndarray] | None) -> Any:
         """Calls ``function``; where the driver cannot bind an empty tensor
         the call made inside it (a truncation to no rows), the host runs the
         call instead (the failed one changed nothing)."""
@@ -510,17 +543,30 @@ class EntryPoint:
         with self._lock:
             return list(self._lru.items())
 
-    def _install(self, static_key: Key, function: Function) -> int:
-        """Makes a static variant serve its binding; returns entries swapped."""
+    def _install(self, static_key: Key, function: Function | DriverRace) -> int:
+        """Makes a static variant (or its driver race) serve its binding;
+        returns the entries swapped from the dynamic module. A race's winner
+        is installed only while that race is; its time per call and the
+        dynamic module's at the same binding give the hot threshold a
+        slowdown."""
         swapped = 0
         with self._lock:
+            current = self._variants.get(static_key)
+            if isinstance(function, Function) and current is not None and \
+                    not _won(current, function):
+                return 0
+            if isinstance(current, DriverRace) and current.seconds is not None:
+                dynamic = next((s.dynamic_seconds for s in self._lru.values()
+                                if s.static_key == static_key and s.dynamic_seconds), None)
+                if dynamic is not None:
+                    self.hot.observe(dynamic, current.seconds)
             self._variants[static_key] = function
             self._pending.discard(static_key)
             for spec in self._lru.values():
-                if spec.static_key == static_key and not spec.static:
+                if spec.static_key == static_key:
+                    swapped += not spec.static
                     spec.function = function
                     spec.static = True
-                    swapped += 1
         return swapped
 
 
@@ -573,9 +619,17 @@ class BoundFunction:
             )
         self._passed = dict(arrays)
         self._packed = PackedParams(entry.name, arrays)
-        self._variants: dict[Key, Function] = {}
+        self._variants: dict[Key, Function | DriverRace] = {}
         self._calls: collections.Counter[Key] = collections.Counter()
-        self._dynamic = entry._exe._load_variant({}, self._packed).function(entry.name)
+        # Bindings found hot, and the packed dynamic module's time per call by binding.
+        self._hot: set[Key] = set()
+        self._dynamic_seconds: dict[Key, float] = {}
+        self._dynamic_modules = entry._exe._load_variant({}, self._packed)
+        self._dynamic = self._dynamic_modules[0].function(entry.name)
+        # Per binding (an LRU like the entry's): the packed dynamic module's
+        # driver race, then its winner.
+        self._served: collections.OrderedDict[Key, Function | DriverRace] = \
+            collections.OrderedDict()
         with entry._lock:
             entry._packed_bound.add(self)
             static_keys = list(entry._variants)
@@ -615,19 +669,58 @@ class BoundFunction:
                 isinstance(prepared[i], rt.HalBufferView) for i in self._free):
             function = self._dynamic  # a device buffer belongs to the executable's device
         if function is None:
-            function = self._dynamic
-            if entry.named_axes:
-                self._calls[key] += 1
-                if self._calls[key] == entry._hot_after:
-                    self._promote(key)
+            function = self._dynamic_for(key)
         return entry._dispatch(function, [prepared[i] for i in self._free], prepared, self._arrays)
+
+    def _dynamic_for(self, key: Key) -> Function | DriverRace:
+        """What runs a call at ``key`` before its static variant: the packed
+        dynamic module, from the binding's second call a race of it on the
+        local drivers, then the winner; also counts calls toward the hot tier."""
+        entry = self.entry
+        self._calls[key] += 1
+        calls = self._calls[key]
+        if entry.named_axes and key not in self._hot and entry.hot.is_hot(calls):
+            self._hot.add(key)
+            self._promote(key)
+        served = self._served.get(key)
+        if served is None and calls >= _RACE_AFTER:
+            own, other = self._dynamic_modules
+
+            def decide(winner: Function) -> None:
+                race = self._served.get(key)
+                if _won(race, winner):
+                    assert isinstance(race, DriverRace)
+                    if race.seconds is not None:
+                        self._dynamic_seconds[key] = race.seconds
+                    self._served[key] = winner
+
+            served = self._served[key] = entry._exe._race(entry.name, own, other, decide)
+            while len(self._served) > entry._exe.cache_size:
+                evicted, _ = self._served.popitem(last=False)
+                self._dynamic_seconds.pop(evicted, None)
+        return served or self._dynamic
 
     def _pre_specialize(self, key: Key) -> None:
         """Compiles the packed static variant of a pre-specialized binding now."""
         if self._packed is not None and key not in self._variants:
             entry = self.entry
             binding = dict(zip(entry.named_axes, key, strict=True))
-            self._variants[key] = entry._exe._packed_variant(entry.name, binding, self._packed)
+            entry._exe._packed_variant(entry.name, binding, self._packed, self._installer(key))
+
+    def _installer(self, key: Key) -> Callable[[Function | DriverRace], None]:
+        """Installs the packed static variant of ``key``: its race, then the
+        race's winner (while that race is installed), whose time per call
+        against the packed dynamic module's gives the hot threshold a slowdown."""
+        def install(function: Function | DriverRace) -> None:
+            current = self._variants.get(key)
+            won = isinstance(function, Function) and _won(current, function)
+            if current is None or isinstance(function, DriverRace) or won:
+                self._variants[key] = function
+            if won and isinstance(current, DriverRace) and current.seconds is not None:
+                dynamic = self._dynamic_seconds.pop(key, None)
+                if dynamic is not None:
+                    self.entry.hot.observe(dynamic, current.seconds)
+        return install
 
     def variant_drivers(self) -> dict[Key, str]:
         """The driver each packed static variant runs on, by its binding of
@@ -639,10 +732,15 @@ class BoundFunction:
     def _promote(self, key: Key) -> None:
         """Compiles the packed static variant of a hot binding in the background."""
         entry = self.entry
+        installer = self._installer(key)
+        packed = self._packed
+        assert packed is not None
 
-        def install(function: Function) -> None:
-            self._variants[key] = function
-            entry._exe._count_swaps(1)
+        def install(function: Function | DriverRace) -> None:
+            if key not in self._variants:
+                entry._exe._count_swaps(1)
+            installer(function)
 
         binding = dict(zip(entry.named_axes, key, strict=True))
-        entry._exe._in_background(entry.name, binding, self._packed, install)
+        entry._exe._in_background(entry.name, binding, lambda: entry._exe._packed_variant(
+            entry.name, binding, packed, install))

@@ -20,27 +20,25 @@ import concurrent.futures
 import dataclasses
 import logging
 import os
-import statistics
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-import numpy as np
 from mlir import ir
 
 from symshape_mlir.backend.artifact import CompiledModule
 from symshape_mlir.backend.compile import compile_module
 from symshape_mlir.backend.errors import CompileError
 from symshape_mlir.backend.runtime import Function, LoadedModule, load
-from symshape_mlir.backend.signature import TensorType
 from symshape_mlir.backend.targets import get_target, target_flags
 from symshape_mlir.context import new_context
 from symshape_mlir.passes import run_pipeline
 from symshape_mlir.pipeline import AnalysisCache
 from symshape_mlir.runtime.capture import FunctionSizes, capture_module
 from symshape_mlir.runtime.diskcache import DiskCache, cache_key, default_cache_dir
+from symshape_mlir.runtime.drivers import LOCAL_DRIVERS, DriverRace
 from symshape_mlir.runtime.entry import EntryPoint
 from symshape_mlir.runtime.params import PackedParams
 from symshape_mlir.walk import collect_ops, functions
@@ -94,7 +92,7 @@ CONTRACT_MODES = ("reject", "defer")
 _PIPELINES = {
     "reject": "symshape-to-iree",
     "defer": "symshape-infer-shapes,symshape-verify-contract{mode=defer},"
-             "symshape-resolve{target=iree},canonicalize,cse",
+             "symshape-resolve{target=iree},canonicalize,cse,symshape-relayout-convolutions",
 }
 
 
@@ -156,8 +154,11 @@ class Executable:
         self._host: Executable | None = None
         compiled, meta = self._build("")
         self.flags = compiled.flags
+        self._compiled = compiled
         self._module = load(compiled, driver)
         self.driver = self._module.driver
+        # The dynamic module on the other local driver, loaded for the first race.
+        self._other: LoadedModule | None = None
         sizes = {name: FunctionSizes.from_json(data) for name, data in meta["functions"].items()}
         self._entries: dict[str, EntryPoint] = {}
         for name in self._module.function_names:
@@ -293,55 +294,65 @@ class Executable:
 
     def _load_variant(
         self, bindings: Mapping[str, int], packed: PackedParams | None = None
-    ) -> LoadedModule:
+    ) -> tuple[LoadedModule, LoadedModule | None]:
+        """The module for ``bindings`` (``{}``: the dynamic one) on the
+        executable's driver and, when that driver is local, on the other
+        local driver too (None otherwise)."""
         compiled, _ = self._build(_bindings_text(bindings), packed)
-        return load(compiled, self.driver, packed.parameters() if packed is not None else None)
+        parameters = packed.parameters() if packed is not None else None
+        own = load(compiled, self.driver, parameters)
+        if self.driver not in LOCAL_DRIVERS:
+            return own, None
+        other = next(d for d in LOCAL_DRIVERS if d != self.driver)
+        return own, load(compiled, other, parameters)
+
+    def _race(self, name: str, own: LoadedModule, other: LoadedModule | None,
+              decide: Callable[[Function], None]) -> Function | DriverRace:
+        """@name of ``own``, or a `DriverRace` between it and @name of
+        ``other`` (the module on the other local driver) whose winner goes to
+        ``decide``."""
+        function = own.function(name)
+        if other is None:
+            return function
+        return DriverRace([function, other.function(name)], decide)
+
+    def _dynamic_race(self, name: str, decide: Callable[[Function], None]
+                      ) -> Function | DriverRace:
+        """A race of the dynamic module's @name on both local drivers (for
+        one binding's calls), or the function itself off the local drivers."""
+        if self.driver not in LOCAL_DRIVERS:
+            return self._module.function(name)
+        with self._stats_lock:
+            if self._other is None:
+                other = next(d for d in LOCAL_DRIVERS if d != self.driver)
+                self._other = load(self._compiled, other)
+            loaded = self._other
+        return self._race(name, self._module, loaded, decide)
+
+    def _decided(self, static: bool) -> Callable[[Function], None]:
+        """Counts a static variant whose race chose ``local-sync`` (``sync_variants``)."""
+        def count(function: Function) -> None:
+            if static and function.driver == "local-sync":
+                with self._stats_lock:
+                    self._stats.sync_variants += 1
+            logger.debug("@%s runs on %s", function.name, function.driver)
+        return count
 
     def _packed_variant(
-        self, name: str, bindings: Mapping[str, int], packed: PackedParams
-    ) -> Function:
-        """@name's static variant for ``bindings`` with ``packed`` parameters,
-        on the local driver that runs it faster.
+        self, name: str, bindings: Mapping[str, int], packed: PackedParams,
+        install: Callable[[Function | DriverRace], None],
+    ) -> None:
+        """Gives @name's static variant for ``bindings`` with ``packed``
+        parameters to ``install``: a `DriverRace` on the local drivers (its
+        winner installed in turn), the function itself elsewhere."""
+        own, other = self._load_variant(bindings, packed)
+        counted = self._decided(static=True)
 
-        Such a variant takes only activations, as host arrays, so either
-        local driver can run it: ``local-task`` spreads each dispatch over
-        worker threads, ``local-sync`` runs it on the calling thread with
-        no hand-off (measured here, MLP 512-1024-512 at batch 1: 0.14 ms
-        against 0.20 ms; at batch 32: 0.78 ms against 0.55 ms). Both run
-        on zero arguments (`_median_seconds`) and the faster is kept; the
-        executable's driver stays when it is not local, when an argument is
-        not a floating-point tensor of static shape, when a second call
-        takes over `_TIMED_CALL_LIMIT`, or when a timed call fails. A hot
-        binding's variant is timed in the tier thread, beside the calls
-        that keep running.
-        """
-        compiled, _ = self._build(_bindings_text(bindings), packed)
-        chosen = load(compiled, self.driver, packed.parameters()).function(name)
-        if self.driver not in _LOCAL_DRIVERS:
-            return chosen
-        arguments = _zero_arguments(chosen)
-        if arguments is None:
-            return chosen
-        try:
-            chosen.dispatch(arguments)  # the first call loads the executables
-            start = time.perf_counter()
-            chosen.dispatch(arguments)
-            if time.perf_counter() - start > _TIMED_CALL_LIMIT:
-                return chosen
-            other = next(d for d in _LOCAL_DRIVERS if d != self.driver)
-            candidate = load(compiled, other, packed.parameters()).function(name)
-            mine, other_seconds = _median_seconds([chosen, candidate], arguments)
-            if other_seconds < mine:
-                chosen = candidate
-        except Exception:
-            logger.debug("timing %s of @%s failed; keeping %s", bindings, name, self.driver,
-                         exc_info=True)
-            return chosen
-        if chosen.driver == "local-sync":
-            with self._stats_lock:
-                self._stats.sync_variants += 1
-        logger.debug("@%s %s with packed parameters runs on %s", name, bindings, chosen.driver)
-        return chosen
+        def decide(function: Function) -> None:
+            counted(function)
+            install(function)
+
+        install(self._race(name, own, other, decide))
 
     # -- variants and tiers --------------------------------------------------------
 
@@ -374,10 +385,11 @@ class Executable:
             ]
             if not entries:
                 continue
-            loaded = self._load_variant(binding)
+            own, other = self._load_variant(binding)
             for entry in entries:
                 key = tuple(int(binding[n]) for n in entry.named_axes)
-                swapped = entry._install(key, loaded.function(entry.name))
+                swapped = entry._install(key, self._race(
+                    entry.name, own, other, self._installer(entry, key)))
                 self._count_swaps(swapped)
                 with entry._lock:
                     bound = list(entry._packed_bound)
@@ -388,6 +400,15 @@ class Executable:
         with self._stats_lock:
             self._stats.swaps += swapped
 
+    def _installer(self, entry: EntryPoint, key: tuple[int, ...]) -> Callable[[Function], None]:
+        """Installs the winner of the race of ``entry``'s static variant for ``key``."""
+        counted = self._decided(static=True)
+
+        def install(function: Function) -> None:
+            counted(function)
+            entry._install(key, function)
+        return install
+
     def _promote(self, entry: EntryPoint, static_key: tuple[int, ...]) -> None:
         """Schedules the static variant of a hot binding (background thread)."""
         if not entry.named_axes:
@@ -397,20 +418,19 @@ class Executable:
                 return
             entry._pending.add(static_key)
         binding = dict(zip(entry.named_axes, static_key, strict=True))
-        self._in_background(
-            entry.name, binding, None,
-            lambda function: self._count_swaps(entry._install(static_key, function)),
-        )
+        decide = self._installer(entry, static_key)
 
-    def _in_background(
-        self,
-        name: str,
-        binding: Mapping[str, int],
-        packed: PackedParams | None,
-        install: Callable[[Function], None],
-    ) -> None:
-        """Compiles the static variant of @name for ``binding`` in the tier
-        thread and hands its function to ``install``."""
+        def work() -> None:
+            own, other = self._load_variant(binding)
+            self._count_swaps(entry._install(static_key, self._race(
+                entry.name, own, other, decide)))
+
+        self._in_background(entry.name, binding, work)
+
+    def _in_background(self, name: str, binding: Mapping[str, int],
+                       build: Callable[[], None]) -> None:
+        """Runs ``build`` (compiling and installing the static variant of
+        @name for ``binding``) in the tier thread."""
         with self._stats_lock:
             if self._pool is None:
                 self._pool = concurrent.futures.ThreadPoolExecutor(
@@ -420,8 +440,7 @@ class Executable:
 
         def work() -> None:
             try:
-                install(self._load_variant(binding).function(name) if packed is None
-                        else self._packed_variant(name, binding, packed))
+                build()
             except Exception:
                 logger.exception("static variant %s of @%s failed; staying dynamic", binding, name)
                 return
@@ -511,7 +530,7 @@ class Executable:
         """Counters: ``hits``/``misses``/``evictions`` of the specialization
         LRUs, ``disk_hits``/``disk_misses``, ``compiles``, ``swaps``,
         ``padded`` (calls padded up to a bucket), ``compile_seconds`` and
-        ``sync_variants`` (packed static variants timed faster on
+        ``sync_variants`` (static variants whose driver race chose
         ``local-sync``); ``variants``: static variants per function."""
         with self._stats_lock:
             out: dict[str, Any] = dataclasses.asdict(self._stats)
@@ -521,44 +540,6 @@ class Executable:
     def __repr__(self) -> str:
         """Names the target, the driver and the functions."""
         return f"<Executable {self.target} on {self.driver}: {', '.join(self._entries)}>"
-
-
-# The drivers of the host CPU, between which a packed variant is chosen.
-_LOCAL_DRIVERS = ("local-task", "local-sync")
-# Warm-up calls per driver, then rounds of one timed call on each, in turn.
-_WARM_UP_CALLS, _TIMED_ROUNDS = 2, 8
-# A call that takes longer is not timed further: the hand-off that
-# local-sync saves (tens of microseconds) is lost in it.
-_TIMED_CALL_LIMIT = 0.005
-
-
-def _zero_arguments(function: Function) -> list[Any] | None:
-    """Zeros of every argument of a static ``function``, all floating-point
-    tensors (None otherwise: integers may index, size or divide, and an
-    integer division by zero would stop the process)."""
-    arguments: list[Any] = []
-    for expected in function.signature.inputs:
-        if not (isinstance(expected, TensorType) and None not in expected.dims
-                and expected.dtype.kind == "f"):
-            return None
-        arguments.append(np.zeros(expected.dims, expected.dtype))
-    return arguments
-
-
-def _median_seconds(functions: Sequence[Function], arguments: list[Any]) -> list[float]:
-    """Per function, the median time of a call on ``arguments``, timed in
-    interleaved rounds after warm-up calls (a thread pool that starts or
-    sleeps weighs on the function timed after it, not on one side)."""
-    for function in functions:
-        for _ in range(_WARM_UP_CALLS):
-            function.dispatch(arguments)
-    times: list[list[float]] = [[] for _ in functions]
-    for _ in range(_TIMED_ROUNDS):
-        for function, samples in zip(functions, times, strict=True):
-            start = time.perf_counter()
-            function.dispatch(arguments)
-            samples.append(time.perf_counter() - start)
-    return [statistics.median(samples) for samples in times]
 
 
 # Contractions: each reads two operands it multiplies (and an init).

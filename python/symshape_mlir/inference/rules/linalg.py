@@ -82,10 +82,20 @@ _IDENTITY_OPS = (
     "linalg.negf", "linalg.reciprocal", "linalg.round", "linalg.sqrt", "linalg.rsqrt",
     "linalg.square", "linalg.tanh", "linalg.erf", "linalg.select",
 )
+# Named convolutions and poolings: their maps (windows included) are the
+# ``linalg.memoized_indexing_maps`` verification leaves on them.
+_WINDOW_OPS = (
+    "linalg.conv_1d_ncw_fcw", "linalg.conv_2d_nchw_fchw", "linalg.conv_3d_ncdhw_fcdhw",
+    "linalg.depthwise_conv_1d_ncw_cw", "linalg.depthwise_conv_2d_nchw_chw",
+    "linalg.depthwise_conv_3d_ncdhw_cdhw", "linalg.conv_2d_ngchw_gfchw",
+    "linalg.pooling_ncw_max", "linalg.pooling_nchw_max", "linalg.pooling_ncw_sum",
+    "linalg.pooling_nchw_sum", "linalg.conv_2d_nhwc_hwcf",
+)
 _MAPPED_OPS = (
     "linalg.generic", "linalg.matmul", "linalg.batch_matmul", "linalg.contract",
     "linalg.elementwise", "linalg.matvec", "linalg.vecmat", "linalg.dot",
     "linalg.batch_matvec", "linalg.batch_vecmat", "linalg.batch_reduce_matmul",
+    *_WINDOW_OPS,
 )
 _OTHER_OPS = ("linalg.transpose", "linalg.broadcast", "linalg.reduce")
 # Without an indexing_maps attribute: loops per operand, by operand ranks.
@@ -220,6 +230,9 @@ def _maps_attribute(op: ir.Operation) -> ir.Attribute | None:
     for key in ("indexing_maps", "linalg.memoized_indexing_maps"):
         if key in attributes:
             return attributes[key]
+    if op.name in _WINDOW_OPS and op.verify():
+        # Verifying a named window op memoizes its maps on it.
+        return attributes["linalg.memoized_indexing_maps"]
     return None
 
 

@@ -47,6 +47,7 @@ from symshape_mlir.lowering.iree.captures import shield_captured_tensors, shield
 from symshape_mlir.lowering.iree.casts import shield_static_casts
 from symshape_mlir.lowering.iree.elementwise import merge_equal_elementwise
 from symshape_mlir.lowering.iree.hints import insert_upper_bound_hints
+from symshape_mlir.lowering.iree.layouts import convolutions_channels_last
 from symshape_mlir.lowering.iree.reductions import shield_empty_reductions
 from symshape_mlir.lowering.iree.reshapes import (
     shield_reshape_sizes,
@@ -62,6 +63,7 @@ from symshape_mlir.lowering.iree.slices import (
 )
 
 __all__ = [
+    "convolutions_channels_last",
     "insert_upper_bound_hints",
     "merge_equal_elementwise",
     "shield_captured_tensors",

@@ -1,0 +1,35 @@
+"""Timing helpers the benchmarks share: interleaved rounds, medians and spreads."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["interleaved", "rounds_for"]
+
+
+def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tuple[float, float]]:
+    """Median seconds and IQR/median of each callable, timed in interleaved rounds
+    (one call of each per round, so that drift on a shared machine hits all alike)."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    out = {}
+    for name, samples in times.items():
+        median = statistics.median(samples)
+        q = statistics.quantiles(samples, n=4) if len(samples) >= 4 else [median, median, median]
+        out[name] = (median, (q[2] - q[0]) / median if median else 0.0)
+    return out
+
+
+def rounds_for(fns: dict[str, Callable[[], Any]], least: int, most: int, budget: float) -> int:
+    """Rounds that fill ``budget`` seconds, timed from one round, within ``[least, most]``."""
+    start = time.perf_counter()
+    for fn in fns.values():
+        fn()
+    return max(least, min(most, int(budget / max(time.perf_counter() - start, 1e-9))))

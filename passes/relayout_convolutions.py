@@ -1,0 +1,60 @@
+"""The ``symshape-relayout-convolutions`` pass: NCHW convolutions channels-last for IREE."""
+
+from __future__ import annotations
+
+import logging
+
+from mlir import ir
+
+from symshape_mlir.lowering.iree import convolutions_channels_last
+from symshape_mlir.pipeline import ModulePass
+from symshape_mlir.walk import functions
+
+__all__ = ["RelayoutConvolutions"]
+
+logger = logging.getLogger(__name__)
+
+
+class RelayoutConvolutions(ModulePass):
+    """Computes 2-D NCHW convolutions channels-last, between transposes.
+
+    IREE 3.13's CPU backend vectorizes an NCHW convolution along the
+    output width, reading strided windows element by element; channels-last
+    it vectorizes along the channels (see
+    :mod:`symshape_mlir.lowering.iree.layouts`). Each
+    ``linalg.conv_2d_nchw_fchw`` and ``linalg.depthwise_conv_2d_nchw_chw``
+    becomes its NHWC op, its input transposed behind a
+    ``util.optimization_barrier`` (so that IREE does not fuse the
+    transpose into it), its kernel transposed (behind a barrier unless
+    computed from constants), its result transposed back. Runs after
+    ``canonicalize`` so that a static variant's barriers carry static
+    types.
+
+    Before::
+
+        %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>,
+            strides = dense<2> : tensor<2xi64>}
+            ins(%x, %w : tensor<1x3x9x9xf32>, tensor<8x3x3x3xf32>)
+            outs(%init : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+
+    After::
+
+        %xt = linalg.transpose ins(%x : tensor<1x3x9x9xf32>) ... permutation = [0, 2, 3, 1]
+        %xb = "util.optimization_barrier"(%xt) : (tensor<1x9x9x3xf32>) -> tensor<1x9x9x3xf32>
+        %wt = linalg.transpose ins(%w : tensor<8x3x3x3xf32>) ... permutation = [2, 3, 1, 0]
+        %it = linalg.transpose ins(%init : tensor<1x8x4x4xf32>) ... permutation = [0, 2, 3, 1]
+        %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>,
+            strides = dense<2> : tensor<2xi64>} ins(%xb, %wt : ...) outs(%it : ...)
+        %y = linalg.transpose ins(%c : tensor<1x4x4x8xf32>) ... permutation = [0, 3, 1, 2]
+    """
+
+    name = "symshape-relayout-convolutions"
+    summary = "Compute NCHW convolutions channels-last for IREE (transposes, barriers)"
+
+    def creates_unregistered_ops(self) -> bool:
+        return True
+
+    def run(self, module: ir.Operation) -> None:
+        """Rewrites the convolutions of every function of ``module``."""
+        count = sum(convolutions_channels_last(func) for func in functions(module))
+        logger.debug("relayout %d convolutions", count)
