@@ -19,14 +19,13 @@ searches DIR last for them, e.g. another environment's site-packages).
     against the first peer's (or numpy's loss) before timing.
 
 Variants are timed in interleaved rounds (``interleaved`` from
-``bench/runtime.py``). Run from the repository root::
+``bench/timing.py``). Run from the repository root::
 
     .venv/bin/python bench/ad.py            # a few minutes on 2 cores
     .venv/bin/python bench/ad.py --quick    # a smoke run
 """
 
 import argparse
-import importlib.util
 import statistics
 import sys
 import time
@@ -41,12 +40,9 @@ import symshape_mlir.frontend as fe
 from symshape_mlir.frontend import Tensor, f32
 from symshape_mlir.frontend.tracing import input_specs
 
-_SPEC = importlib.util.spec_from_file_location(
-    "bench_runtime", Path(__file__).resolve().parent / "runtime.py")
-assert _SPEC is not None and _SPEC.loader is not None
-bench_runtime = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(bench_runtime)
-interleaved = bench_runtime.interleaved
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from timing import interleaved, print_notes
 
 NOTES: list[str] = []
 RATE = 0.01
@@ -270,10 +266,7 @@ def main(argv: list[str] | None = None) -> int:
                 row += "  " + "".join(f"{min(others) / timed[n][0]:10.2f}" for n in variants)
             row += f"{max(s for _, s in timed.values()):8.2f}"
             print(row)
-    if NOTES:
-        print("\nnotes:")
-        for note in dict.fromkeys(NOTES):
-            print(f"    {note}")
+    print_notes(NOTES)
     return 0
 
 

@@ -74,7 +74,7 @@ sys.path.insert(0, str(ROOT / "test" / "onnx"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import zoo  # noqa: E402
-from timing import interleaved, rounds_for  # noqa: E402
+from timing import interleaved, print_notes, rounds_for  # noqa: E402
 
 NOTES: list[str] = []
 _MAX_ROUNDS = 300
@@ -493,10 +493,7 @@ def main(argv: list[str] | None = None) -> int:
     for key, values in summary.items():
         print(f"    {key:<22} median {statistics.median(values):6.2f}   least "
               f"{min(values):6.2f}   rows {len(values)}")
-    if NOTES:
-        print("\nnotes:")
-        for note in dict.fromkeys(NOTES):
-            print(f"    {note}")
+    print_notes(NOTES)
     return 0
 
 

@@ -61,7 +61,7 @@ from symshape_mlir import runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from timing import interleaved, rounds_for
+from timing import interleaved, print_notes, rounds_for
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTES: list[str] = []
@@ -326,10 +326,7 @@ def main(argv: list[str] | None = None) -> int:
             spread = max(s for _, s in timed.values())
             row += "  " + "".join(f"{best / timed[n][0]:11.2f}" for n in ours) + f"{spread:8.2f}"
             print(row)
-    if NOTES:
-        print("\nnotes:")
-        for note in dict.fromkeys(NOTES):
-            print(f"    {note}")
+    print_notes(NOTES)
     return 0
 
 

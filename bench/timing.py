@@ -33,3 +33,11 @@ def rounds_for(fns: dict[str, Callable[[], Any]], least: int, most: int, budget:
     for fn in fns.values():
         fn()
     return max(least, min(most, int(budget / max(time.perf_counter() - start, 1e-9))))
+
+
+def print_notes(notes: list[str]) -> None:
+    """Prints a benchmark's notes once each (skipped peers, compile times), if any."""
+    if notes:
+        print("\nnotes:")
+        for note in dict.fromkeys(notes):
+            print(f"    {note}")
