@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import symshape_mlir
 import symshape_mlir.frontend as fe
 from symshape_mlir import runtime
 from symshape_mlir.backend import RuntimeCallError
@@ -538,3 +539,26 @@ def test_adopted_axis_is_checked(
     x, y = np.ones((1, 8), np.float32), np.ones((4, 8), np.float32)
     with pytest.raises(RuntimeCallError, match="broadcast_in_dim input axis 0 is neither 1 nor"):
         entries["broadcast_runtime"](x, y)
+
+
+def test_empty_slices_of_static_axes(tmp_path: Any) -> None:
+    """Slices that read nothing, at or past the end of a static axis (an axis of
+    0 entries included), give empty results, and their gradient is zeros."""
+    def cut(x: Tensor) -> tuple[Tensor, ...]:
+        return x[10:], x[:, 3:3], x[-20:2], x[12:, ::-1]
+
+    def zero_axis(z: Tensor) -> Tensor:
+        return z[0:] + 1.0
+
+    x = np.arange(40, dtype=np.float32).reshape(10, 4)
+    got = symshape_mlir.jit(cut, inputs=[Tensor[10, 4, f32]], cache_dir=tmp_path)(x)
+    for mine, want in zip(got, (x[10:], x[:, 3:3], x[-20:2], x[12:, ::-1]), strict=True):
+        np.testing.assert_array_equal(mine, want)
+    z = np.zeros((0, 3), np.float32)
+    empty = symshape_mlir.jit(zero_axis, inputs=[Tensor[0, 3, f32]], cache_dir=tmp_path)(z)
+    assert empty.shape == (0, 3)
+    grad = symshape_mlir.jit(symshape_mlir.grad(lambda x: x[10:].sum() + x[2:5, ::-2].sum()),
+                             inputs=[Tensor[10, 4, f32]], cache_dir=tmp_path)(x)
+    want = np.zeros_like(x)
+    want[2:5, ::-2] = 1.0
+    np.testing.assert_array_equal(grad, want)

@@ -7,6 +7,7 @@ from symshape_mlir.shapes import (
     BroadcastError,
     Shape,
     ShapeError,
+    concat_shape,
     elementwise_shape,
     matmul_shape,
     normalize_axes,
@@ -14,6 +15,7 @@ from symshape_mlir.shapes import (
     reduce_shape,
     unary_shape,
 )
+from symshape_mlir.shapes.errors import AxisConflictError
 
 
 @pytest.mark.parametrize(
@@ -149,3 +151,20 @@ def test_matmul_symbolic_contraction_mismatch() -> None:
     """Contraction sizes proven different fail statically."""
     with pytest.raises(ShapeError, match="contraction extents differ"):
         matmul_shape(["m", "k"], [parse_expr("k + 1"), "n"], ctx=ExtentContext())
+
+
+def test_concat_sums_its_axis_and_unifies_the_others() -> None:
+    """The other axes unify; the concatenated axis is the sum."""
+    shape = concat_shape([["batch", 4], ["batch", "n"], ["batch", 1]], 1)
+    assert str(shape) == "[batch, n + 5]"
+    bounded = concat_shape([[UpperBound(parse_expr("m")), 2], [3, 2]], 0)
+    assert str(bounded) == "[ub(m + 3), 2]"
+
+
+def test_concat_names_the_conflicting_operand_and_axis() -> None:
+    with pytest.raises(AxisConflictError) as info:
+        concat_shape([["batch", 4], ["batch", 4], ["time", 4]], 1)
+    assert (info.value.axis, info.value.operand) == (0, 2)
+    assert str(info.value) == "axis 0: batch and time are different axes unless proven equal"
+    with pytest.raises(ShapeError, match=r"ranks differ: \[1, 2\]"):
+        concat_shape([[4], [4, 4]], 0)

@@ -22,14 +22,15 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from symshape_mlir.extent.expr import Const, Expr, Sym
+from symshape_mlir.extent.expr import Expr, Sym
 from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.dtypes import DType, as_dtype
 from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.ops.constants import constant
+from symshape_mlir.frontend.ops.generic import emit_index_vector
 from symshape_mlir.frontend.source import SourceLocation
 from symshape_mlir.frontend.tensor import Tensor
-from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type
+from symshape_mlir.frontend.tracer import FunctionTrace
 from symshape_mlir.onnx.errors import OnnxImportError
 from symshape_mlir.onnx.values import Abstract, Known, Literal, Value, dtype_of, shape_of
 from symshape_mlir.shapes.shape import Shape
@@ -110,18 +111,8 @@ class GraphState:
         const = value.constant
         if const is not None:
             return constant(trace, const, where)
-        dtype = as_dtype(value.dtype)
-        items: list[str] = []
-        for element in value.elements:
-            index = trace.materialize(Exact(element), where)
-            name = trace.ssa("i")
-            trace.emit(f"{name} = arith.index_cast {index} : index to {dtype.mlir}", where)
-            items.append(name)
-        shape = Shape([Exact(Const(n)) for n in value.shape])
-        name = trace.ssa("fe")
-        type_ = tensor_type(shape.dims, dtype)
-        trace.emit(f"{name} = tensor.from_elements {', '.join(items)} : {type_}", where)
-        return Tensor(trace, name, shape, dtype)
+        indices = [trace.materialize(Exact(element), where) for element in value.elements]
+        return emit_index_vector(trace, indices, as_dtype(value.dtype), where, value.shape)
 
 
 @dataclass

@@ -9,7 +9,10 @@ one source of shape semantics for inference, the frontend and the runtime.
 * :func:`broadcast_shapes` — numpy broadcasting with the symbolic policy
   documented in :mod:`symshape_mlir.shapes.broadcast`;
 * :func:`matmul_shape`, :func:`reduce_shape`, :func:`reduce_all_shape`,
-  :func:`unary_shape`, :func:`elementwise_shape` — the op-family rules;
+  :func:`unary_shape`, :func:`elementwise_shape`, :func:`concat_shape` — the
+  op-family rules; reshape's ``-1`` (:mod:`~symshape_mlir.shapes.reshape`),
+  slices and ranges (:mod:`~symshape_mlir.shapes.slices`) and sliding
+  windows (:mod:`~symshape_mlir.shapes.windows`) in their own modules;
 * :func:`extract_bindings` — axis bindings from concrete input shapes;
 * :func:`unify_shapes` — name unification.
 
@@ -30,6 +33,7 @@ from symshape_mlir.shapes.errors import (
     ShapeError,
 )
 from symshape_mlir.shapes.rules import (
+    concat_shape,
     elementwise_shape,
     matmul_shape,
     normalize_axes,
@@ -61,6 +65,7 @@ __all__ = [
     "axis_name",
     "broadcast_shapes",
     "broadcastable",
+    "concat_shape",
     "elementwise_shape",
     "equality",
     "extract_bindings",

@@ -57,13 +57,17 @@ class AxisConflictError(ShapeError):
     Attributes:
         extents: the two extents.
         axis: the axis index in the unified shapes, when known.
+        operand: the index of the operand whose extent conflicts with those
+            before it, when known.
     """
 
     def __init__(
-        self, reason: str, extents: tuple[ShapeExtent, ShapeExtent], axis: int | None = None
+        self, reason: str, extents: tuple[ShapeExtent, ShapeExtent], axis: int | None = None,
+        operand: int | None = None,
     ) -> None:
         where = "" if axis is None else f"axis {axis}: "
         super().__init__(f"{where}{reason}")
         self.reason = reason
         self.extents = extents
         self.axis = axis
+        self.operand = operand

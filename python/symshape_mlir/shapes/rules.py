@@ -5,23 +5,25 @@ elementwise ops broadcast (:func:`~symshape_mlir.shapes.broadcast.broadcast_shap
 a full reduction gives rank 0 (never ``[1]``); an axis reduction rejects
 out-of-range and repeated axes (negative axes count from the end); matmul
 needs rank >= 2 on both sides, equal contraction extents and broadcasts the
-batch dimensions.
+batch dimensions; a concatenation unifies the other axes and sums its own.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from symshape_mlir.extent.context import ExtentContext
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.shapes.broadcast import broadcast_shapes
 from symshape_mlir.shapes.checks import ShapeCheck
-from symshape_mlir.shapes.errors import ShapeError
+from symshape_mlir.shapes.errors import AxisConflictError, ShapeError
 from symshape_mlir.shapes.shape import Shape, ShapeLike, as_shape
+from symshape_mlir.shapes.unify import unify_extents
 
 __all__ = [
+    "concat_shape",
     "elementwise_shape",
     "matmul_shape",
     "normalize_axes",
@@ -123,3 +125,35 @@ def matmul_shape(lhs: ShapeLike, rhs: ShapeLike, *, ctx: ExtentContext | None = 
         checks.append(ShapeCheck("equal", ((0, a.rank - 1), (1, b.rank - 2)), (k_lhs, k_rhs), None))
     batch = broadcast_shapes(a[:-2], b[:-2], ctx=ctx)
     return Shape((*batch, a[-2], b[-1]), checks=(*batch.checks, *checks))
+
+
+def concat_shape(shapes: Sequence[ShapeLike], axis: int) -> Shape:
+    """Result shape of ``numpy.concatenate`` along ``axis`` (non-negative):
+    the other axes unified operand by operand, ``axis`` the sum of its extents.
+
+    Example:
+        >>> str(concat_shape([["batch", 4], ["batch", "n"]], 1))
+        '[batch, n + 4]'
+
+    Raises:
+        ShapeError: no operands, or operands of different ranks.
+        AxisConflictError: another axis cannot be the same in every operand;
+            ``axis`` and ``operand`` name where.
+    """
+    if not shapes:
+        raise ShapeError("concatenation needs at least one operand")
+    operands = [as_shape(s) for s in shapes]
+    ranks = sorted({s.rank for s in operands})
+    if len(ranks) != 1:
+        raise ShapeError(f"ranks differ: {ranks}")
+    dims = list(operands[0])
+    for index, shape in enumerate(operands[1:], start=1):
+        for a, extent in enumerate(shape):
+            if a == axis:
+                dims[a] = dims[a] + extent
+                continue
+            try:
+                dims[a], _ = unify_extents(dims[a], extent)
+            except AxisConflictError as err:
+                raise AxisConflictError(err.reason, err.extents, a, index) from None
+    return Shape(dims)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from symshape_mlir.extent.expr import Const
+from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.dtypes import DType
 from symshape_mlir.frontend.index import Index
 from symshape_mlir.frontend.source import SourceLocation
@@ -30,6 +32,7 @@ __all__ = [
     "emit_empty_sized",
     "emit_fill",
     "emit_generic",
+    "emit_index_vector",
 ]
 
 
@@ -164,3 +167,28 @@ def emit_generic(
     trace.lines.extend(lines)
     trace.emit(f"}} -> {out_type}", where)
     return Tensor(trace, name, out_shape, out_dtype)
+
+
+def emit_index_vector(
+    trace: FunctionTrace, indices: Sequence[str], dtype: DType, where: SourceLocation,
+    shape: Sequence[int] | None = None,
+) -> Tensor:
+    """An integer tensor of ``index`` values (a reshape's target, sizes known
+    while importing), each cast to ``dtype``; 1-D unless ``shape`` is given
+    (row-major, as many elements as ``indices``).
+
+    .. code-block:: mlir
+
+        %i3 = arith.index_cast %n : index to i64
+        %fe = tensor.from_elements %i3, %c4 : tensor<2xi64>
+    """
+    items = []
+    for index in indices:
+        name = trace.ssa("i")
+        trace.emit(f"{name} = arith.index_cast {index} : index to {dtype.mlir}", where)
+        items.append(name)
+    dims = Shape([Exact(Const(n)) for n in (shape if shape is not None else [len(items)])])
+    name = trace.ssa("fe")
+    trace.emit(f"{name} = tensor.from_elements {', '.join(items)} : {tensor_type(dims, dtype)}",
+               where)
+    return Tensor(trace, name, dims, dtype)

@@ -175,10 +175,6 @@ def _basic(x: Tensor, items: list[Any], where: SourceLocation) -> Tensor:
         else:
             raise FrontendError(f"indexing at {where}: unsupported index {item!r}")
         axis += 1
-    # MLIR rejects a static offset at the end of an axis even for an empty
-    # slice (``x[10:]`` of 10 entries); any offset reads nothing there.
-    offsets = [b.const(0) if size.const == 0 else offset
-               for offset, size in zip(offsets, sizes, strict=True)]
     result = extract_slice(x, offsets, sizes, strides, Shape([size.extent for size in kept]), where)
     if x.ndim == 1 and not kept and element is not None:
         x.trace.note_element(result, x, element)

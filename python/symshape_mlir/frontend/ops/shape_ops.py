@@ -18,7 +18,6 @@ Example:
 from __future__ import annotations
 
 import functools
-import operator
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -28,7 +27,7 @@ from symshape_mlir.extent import canon
 from symshape_mlir.extent.expr import Const, Expr, Sym
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent, UpperBound
 from symshape_mlir.extent.prove import prove_eq
-from symshape_mlir.frontend.dtypes import DType
+from symshape_mlir.frontend.dtypes import DType, i64
 from symshape_mlir.frontend.errors import AxisConflictError, FrontendError, ShapeError
 from symshape_mlir.frontend.index import Index, IndexBuilder, is_runtime_integer
 from symshape_mlir.frontend.ops.broadcasting import (
@@ -37,7 +36,14 @@ from symshape_mlir.frontend.ops.broadcasting import (
     located_broadcast_error,
     same_extent,
 )
-from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
+from symshape_mlir.frontend.ops.generic import (
+    Body,
+    Operand,
+    emit_empty,
+    emit_fill,
+    emit_generic,
+    emit_index_vector,
+)
 from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import BoundOrigin, FunctionTrace, tensor_type
@@ -53,9 +59,8 @@ from symshape_mlir.frontend.vjp import (
 from symshape_mlir.shapes.broadcast import broadcast_shapes
 from symshape_mlir.shapes.errors import BroadcastError
 from symshape_mlir.shapes.reshape import factors, never_divides, numel, reshape_hole
-from symshape_mlir.shapes.rules import normalize_axes
+from symshape_mlir.shapes.rules import concat_shape, normalize_axes
 from symshape_mlir.shapes.shape import Shape, axis_name
-from symshape_mlir.shapes.unify import unify_extents
 
 __all__ = [
     "ShapeTarget",
@@ -279,20 +284,12 @@ def _reshape_to_values(x: Tensor, shape: Sequence[Any], where: SourceLocation) -
             raise ShapeError(f"reshape at {where}: cannot infer -1 with a zero-size target")
         sizes[holes[0]] = b.floordiv(numel, known)
     targets = [s for s in sizes if s is not None]
-    elements = []
-    for size in targets:
-        value = trace.ssa("i")
-        trace.emit(f"{value} = arith.index_cast {b.ssa(size)} : index to i64", where)
-        elements.append(value)
     target = Shape([s.extent for s in targets])
-    shape_value = trace.ssa("shape")
-    shape_type = f"tensor<{len(targets)}xi64>"
-    trace.emit(f"{shape_value} = tensor.from_elements {', '.join(elements)} : {shape_type}",
-               where)
+    shape_value = emit_index_vector(trace, [b.ssa(s) for s in targets], i64, where)
     name = trace.ssa("r")
     trace.emit(
-        f"{name} = tensor.reshape {x.value}({shape_value}) : ({x.mlir_type}, {shape_type}) -> "
-        f"{tensor_type(target, x.dtype)}", where)
+        f"{name} = tensor.reshape {x.value}({shape_value.value}) : ({x.mlir_type}, "
+        f"{shape_value.mlir_type}) -> {tensor_type(target, x.dtype)}", where)
     return Tensor(trace, name, target, x.dtype)
 
 
@@ -492,25 +489,16 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
         (axis,) = normalize_axes((axis,), first.ndim)
     except ShapeError as err:
         raise ShapeError(f"concatenate at {where}: {err}") from None
-    dims = list(first.shape)
-    for index, t in enumerate(tensors[1:], start=1):
-        for a, extent in enumerate(t.shape):
-            if a == axis:
-                continue
-            try:
-                dims[a], _ = unify_extents(dims[a], extent)
-            except AxisConflictError as err:
-                names = [axis_name(e) or str(e) for e in err.extents]
-                conflict = AxisConflictError(
-                    f"concatenate at {where}: axis {a} of input 0 ({names[0]}) and of input "
-                    f"{index} ({names[1]}) must be the same: {err.reason}",
-                    err.extents,
-                )
-                conflict.axis = a
-                raise conflict from None
-    dims[axis] = functools.reduce(operator.add, (t.shape[axis] for t in tensors))
+    try:
+        shape = concat_shape([t.shape for t in tensors], axis)
+    except AxisConflictError as err:
+        names = [axis_name(e) or str(e) for e in err.extents]
+        conflict = AxisConflictError(
+            f"concatenate at {where}: axis {err.axis} of input 0 ({names[0]}) and of input "
+            f"{err.operand} ({names[1]}) must be the same: {err.reason}", err.extents)
+        conflict.axis, conflict.operand = err.axis, err.operand
+        raise conflict from None
     save(axis=axis)
-    shape = Shape(dims)
     trace = first.trace
     name = trace.ssa("cat")
     trace.emit(
@@ -583,8 +571,15 @@ def extract_slice(x: Tensor, offsets: Sequence[Index], sizes: Sequence[Index],
                   strides: Sequence[int], shape: Shape, where: SourceLocation) -> Tensor:
     """``tensor.extract_slice`` of ``x``: ``sizes`` entries from ``offsets`` every
     ``strides`` along each axis; ``shape`` is the result's (an axis of size 1
-    left out of it is dropped). The transpose of :func:`embed_slice`."""
+    left out of it is dropped). The transpose of :func:`embed_slice`.
+
+    A slice with a size of 0 reads nothing and is a ``tensor.empty``: MLIR
+    rejects a static offset at or past the end of an axis even then (offset 0
+    of an axis of 0 entries, ``x[10:]`` of 10)."""
     trace = x.trace
+    if any(size.const == 0 for size in sizes):
+        empty = emit_empty(trace, shape, x.dtype, [None] * shape.rank, where)
+        return Tensor(trace, empty, shape, x.dtype)
     name = trace.ssa("sl")
     trace.emit(
         f"{name} = tensor.extract_slice {x.value}[{', '.join(o.value for o in offsets)}] "
@@ -607,6 +602,9 @@ def embed_slice(x: Tensor, shape: Shape, sources: Sequence[tuple[Tensor, int] | 
     target = tensor_type(shape, x.dtype)
     zeros = emit_fill(trace, emit_empty(trace, shape, x.dtype, sources, where), x.dtype, zero,
                       target, where)
+    if any(size.const == 0 for size in sizes):
+        # Nothing to write (and MLIR rejects a static offset past the end).
+        return Tensor(trace, zeros, shape, x.dtype)
     name = trace.ssa("ins")
     trace.emit(
         f"{name} = tensor.insert_slice {x.value} into {zeros}"

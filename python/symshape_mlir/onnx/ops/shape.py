@@ -24,24 +24,23 @@ from symshape_mlir.extent import canon
 from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact
 from symshape_mlir.frontend.dtypes import as_dtype, i1
+from symshape_mlir.frontend.index import IndexBuilder
 from symshape_mlir.frontend.ops import shape_ops as fs
-from symshape_mlir.frontend.ops.creation import arange, full
-from symshape_mlir.frontend.ops.generic import emit_empty, emit_fill
-from symshape_mlir.frontend.ops.indexing import getitem
+from symshape_mlir.frontend.ops.creation import arange, full, full_like
+from symshape_mlir.frontend.ops.indexing import getitem, slice_axis
 from symshape_mlir.frontend.ops.triangles import tril, triu
 from symshape_mlir.frontend.tensor import Tensor
-from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.onnx.context import NodeContext
 from symshape_mlir.onnx.ops.abstract import BOOL, abstract, like
 from symshape_mlir.onnx.ops.data import HUGE, axes_operand, data, reshape_items
 from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Known, Literal, Value, shape_of
 from symshape_mlir.shapes.broadcast import broadcast_shapes
-from symshape_mlir.shapes.errors import AxisConflictError, BroadcastError
+from symshape_mlir.shapes.errors import AxisConflictError, BroadcastError, ShapeError
 from symshape_mlir.shapes.reshape import numel, reshape_hole
+from symshape_mlir.shapes.rules import concat_shape
 from symshape_mlir.shapes.shape import Shape
 from symshape_mlir.shapes.slices import EXTENTS, range_count, slice_indices
-from symshape_mlir.shapes.unify import unify_extents
 
 __all__ = ["exact_dims"]
 
@@ -96,11 +95,7 @@ def dropout(node: NodeContext) -> list[Value]:
         node.error("training mode is not supported")
     outputs: list[Value] = [node.value(0)]
     if len(node.node.output) > 1 and node.node.output[1]:
-        x = node.tensor(0)
-        init = emit_empty(node.trace, x.symbolic_shape, i1, [(x, a) for a in range(x.ndim)],
-                          node.where)
-        mask = emit_fill(node.trace, init, i1, 1, tensor_type(x.shape, i1), node.where)
-        outputs.append(Tensor(node.trace, mask, x.symbolic_shape, i1))
+        outputs.append(full_like(node.tensor(0), True, i1))
     return outputs
 
 
@@ -152,30 +147,6 @@ def concat(node: NodeContext) -> list[Value]:
     return [fs.concatenate(tensors, node.axis(node.attr("axis"), tensors[0].ndim))]
 
 
-def _extract(
-    node: NodeContext, x: Tensor, offsets: list[Expr], sizes: list[Expr], strides: list[int]
-) -> Tensor:
-    """``tensor.extract_slice`` of ``x`` (``tensor.empty`` for a provably empty result)."""
-    result = Shape([Exact(s) for s in sizes])
-    trace = node.trace
-    if any(isinstance(s, Const) and s.value == 0 for s in sizes):
-        # MLIR rejects a static offset at the end of an axis even for an empty slice.
-        init = emit_empty(trace, result, x.dtype, [None] * x.ndim, node.where)
-        return Tensor(trace, init, result, x.dtype)
-
-    def operand(e: Expr) -> str:
-        return str(e.value) if isinstance(e, Const) else trace.materialize(Exact(e), node.where)
-
-    name = trace.ssa("sl")
-    trace.emit(
-        f"{name} = tensor.extract_slice {x.value}[{', '.join(map(operand, offsets))}] "
-        f"[{', '.join(map(operand, sizes))}] [{', '.join(map(str, strides))}] : "
-        f"{x.mlir_type} to {tensor_type(result.dims, x.dtype)}",
-        node.where,
-    )
-    return Tensor(trace, name, result, x.dtype)
-
-
 def _split_sizes(node: NodeContext, dims: list[Expr], axis: int) -> list[Expr]:
     """The extents of ``Split``'s outputs along ``axis``."""
     count = len(node.node.output)
@@ -200,14 +171,12 @@ def split(node: NodeContext) -> list[Value]:
     x = node.tensor(0)
     axis = node.axis(node.attr("axis", 0), x.ndim)
     dims = exact_dims(node, 0)
+    b = IndexBuilder(node.trace, node.where)
     outputs: list[Value] = []
     start: Expr = Const(0)
     for size_ in _split_sizes(node, dims, axis):
-        offsets: list[Expr] = [Const(0)] * x.ndim
-        offsets[axis] = start
-        shape_ = list(dims)
-        shape_[axis] = size_
-        outputs.append(_extract(node, x, offsets, shape_, [1] * x.ndim))
+        offset, size = (b.of_extent(Exact(e), "Split", "a split size") for e in (start, size_))
+        outputs.append(slice_axis(x, axis, offset, size, node.where))
         start = canon.add(start, size_)
     return outputs
 
@@ -370,19 +339,12 @@ def unsqueeze_rule(node: NodeContext) -> list[Value]:
 def concat_rule(node: NodeContext) -> list[Value]:
     shapes = [node.shape(i) for i in range(node.input_count)]
     axis = node.axis(node.attr("axis"), shapes[0].rank)
-    dims = list(shapes[0])
-    for other in shapes[1:]:
-        if other.rank != len(dims):
-            node.error("inputs have different ranks")
-        for a, extent in enumerate(other):
-            if a == axis:
-                dims[a] = dims[a] + extent
-            else:
-                try:
-                    dims[a], _ = unify_extents(dims[a], extent)
-                except AxisConflictError as err:
-                    node.error(f"axis {a}: {err.reason}")
-    return [abstract(Shape(dims), node.element_type(0))]
+    try:
+        return [abstract(concat_shape(shapes, axis), node.element_type(0))]
+    except AxisConflictError as err:
+        node.error(f"axis {err.axis}: {err.reason}")
+    except ShapeError:
+        node.error("inputs have different ranks")
 
 
 @shape_rule("Split", since=13)
