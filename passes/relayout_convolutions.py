@@ -16,14 +16,15 @@ logger = logging.getLogger(__name__)
 
 
 class RelayoutConvolutions(ModulePass):
-    """Computes 2-D NCHW convolutions channels-last, between transposes.
+    """Computes 1-D and 2-D channels-first convolutions channels-last, between transposes.
 
     IREE 3.13's CPU backend vectorizes an NCHW convolution along the
     output width, reading strided windows element by element; channels-last
     it vectorizes along the channels (see
     :mod:`symshape_mlir.lowering.iree.layouts`). Each
-    ``linalg.conv_2d_nchw_fchw`` and ``linalg.depthwise_conv_2d_nchw_chw``
-    becomes its NHWC op, its input transposed behind a
+    ``linalg.conv_2d_nchw_fchw``, ``linalg.depthwise_conv_2d_nchw_chw``,
+    ``linalg.conv_1d_ncw_fcw`` and ``linalg.depthwise_conv_1d_ncw_cw``
+    becomes its channels-last op, its input transposed behind a
     ``util.optimization_barrier`` (so that IREE does not fuse the
     transpose into it), its kernel transposed (behind a barrier unless
     computed from constants), its result transposed back. Runs after

@@ -61,7 +61,7 @@ func.func @depthwise(%x: tensor<1x4x9x9xf32>, %w: tensor<4x3x3xf32>,
 
 // -----
 
-// Other window ops (1-D convolutions, poolings) are left as they are.
+// Poolings are left as they are.
 // CHECK-LABEL: func.func @pool
 // CHECK: linalg.pooling_nchw_max
 // CHECK-NOT: linalg.transpose
@@ -71,4 +71,36 @@ func.func @pool(%x: tensor<1x4x8x8xf32>, %k: tensor<2x2xf32>,
       ins(%x, %k : tensor<1x4x8x8xf32>, tensor<2x2xf32>)
       outs(%init : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %y : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// 1-D convolutions are computed channels-last too: linalg.conv_1d_nwc_wcf
+// with the [F, C, K] kernel transposed to [K, C, F], and
+// linalg.depthwise_conv_1d_nwc_wc with [C, K] transposed to [K, C].
+// CHECK-LABEL: func.func @conv_1d
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<8x3x3xf32>) outs(%{{.*}} : tensor<3x3x8xf32>) permutation = [2, 1, 0]
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<?x3x?xf32>) outs(%{{.*}} : tensor<?x?x3xf32>) permutation = [0, 2, 1]
+// CHECK: %[[Y:.*]] = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x?x3xf32>, tensor<3x3x8xf32>) outs(%{{.*}} : tensor<?x?x8xf32>)
+// CHECK: linalg.transpose ins(%[[Y]] : tensor<?x?x8xf32>) outs(%{{.*}} : tensor<?x8x?xf32>) permutation = [0, 2, 1]
+func.func @conv_1d(%x: tensor<?x3x?xf32>, %w: tensor<8x3x3xf32>,
+                   %init: tensor<?x8x?xf32>) -> tensor<?x8x?xf32> {
+  %y = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>}
+      ins(%x, %w : tensor<?x3x?xf32>, tensor<8x3x3xf32>)
+      outs(%init : tensor<?x8x?xf32>) -> tensor<?x8x?xf32>
+  return %y : tensor<?x8x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @depthwise_1d
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<4x3xf32>) outs(%{{.*}} : tensor<3x4xf32>) permutation = [1, 0]
+// CHECK: %[[Y:.*]] = linalg.depthwise_conv_1d_nwc_wc {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x9x4xf32>, tensor<3x4xf32>) outs(%{{.*}} : tensor<1x7x4xf32>)
+// CHECK: linalg.transpose ins(%[[Y]] : tensor<1x7x4xf32>) outs(%{{.*}} : tensor<1x4x7xf32>) permutation = [0, 2, 1]
+func.func @depthwise_1d(%x: tensor<1x4x9xf32>, %w: tensor<4x3xf32>,
+                        %init: tensor<1x4x7xf32>) -> tensor<1x4x7xf32> {
+  %y = linalg.depthwise_conv_1d_ncw_cw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>}
+      ins(%x, %w : tensor<1x4x9xf32>, tensor<4x3xf32>)
+      outs(%init : tensor<1x4x7xf32>) -> tensor<1x4x7xf32>
+  return %y : tensor<1x4x7xf32>
 }
