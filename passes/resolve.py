@@ -36,8 +36,9 @@ class Resolve(ModulePass):
     1, fills read in loop bodies); insertions
     become out-of-place ``linalg.generic`` ops, reductions over an empty
     axis give their inits, slices of empty tensors and of fills become
-    ``tensor.empty`` and fills, and equal elementwise tensors are merged
-    (see :mod:`symshape_mlir.lowering.iree`).
+    ``tensor.empty`` and fills, and equal elementwise tensors are merged,
+    in the order of the table :data:`symshape_mlir.lowering.iree.SHIELDS`,
+    which names each shield's IREE symptom and reproducer.
 
     Before::
 

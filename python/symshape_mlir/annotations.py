@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from mlir import ir
 
-__all__ = ["strip_annotations"]
+__all__ = ["SHAPE_ATTR", "strip_annotations"]
+
+#: The discardable attribute holding the shapes inference knows of an op's
+#: results (``{symshape.shape = #symshape.shape<[batch, 4]>}``).
+SHAPE_ATTR = "symshape.shape"
 
 _PREFIX = "symshape."
 _RESULT_ATTRS = "res_attrs"

@@ -5,7 +5,9 @@ Each is a minimal reproducer of a class the soundness fuzzer
 ``iree-compile-failed``: plain ``func``, ``tensor``, ``linalg`` and ``scf``
 ops, no symshape op, so the fault is IREE's. The tests assert the right
 outcome and are strict ``xfail``: when an IREE upgrade fixes the bug the test
-starts passing, fails as XPASS, and the reproducer should be deleted.
+starts passing, fails as XPASS, and the reproducer should be deleted with the
+shield that names it in :data:`symshape_mlir.lowering.iree.SHIELDS` (or that
+shield simplified, where it names the reproducer among its constraints).
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ from __future__ import annotations
 from mlir import ir
 
 from symshape_mlir.context import new_context
-from symshape_mlir.lowering.iree import shield_empty_reductions, shield_reshape_sources
 from symshape_mlir.lowering.iree.folding import folded
+from symshape_mlir.lowering.iree.reductions import shield_empty_reductions
+from symshape_mlir.lowering.iree.reshapes import shield_reshape_sources
 from symshape_mlir.walk import collect_ops
 
 # Column sums of a fill whose column count is hinted to be 0 (as

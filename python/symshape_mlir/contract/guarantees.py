@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from symshape_mlir.annotations import SHAPE_ATTR
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.guarantee import Exact, UpperBound
@@ -30,13 +31,10 @@ from symshape_mlir.walk import collect_ops
 
 __all__ = ["check_guarantees"]
 
-_SHAPE_ATTR = "symshape.shape"
-
-
 def _annotated(module: ir.Operation) -> list[tuple[ir.Operation, list[ir.Attribute]]]:
     found = []
-    for op in collect_ops(module, lambda o: _SHAPE_ATTR in o.attributes):
-        attr = op.attributes[_SHAPE_ATTR]
+    for op in collect_ops(module, lambda o: SHAPE_ATTR in o.attributes):
+        attr = op.attributes[SHAPE_ATTR]
         found.append((op, list(attr) if isinstance(attr, ir.ArrayAttr) else [attr]))
     return found
 

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 
 from mlir import ir
 
+from symshape_mlir.annotations import SHAPE_ATTR
 from symshape_mlir.attributes import ExtentRangeError, extent_attr, shape_attr
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.expr import Const
@@ -48,7 +49,6 @@ __all__ = ["RANGES_ATTR", "SHAPE_ATTR", "VALUE_ATTR", "annotate"]
 # Strength members, hoisted (see Strength).
 _UNKNOWN = Strength.UNKNOWN
 
-SHAPE_ATTR = "symshape.shape"
 VALUE_ATTR = "symshape.value"
 RANGES_ATTR = "symshape.ranges"
 

@@ -56,6 +56,7 @@ from typing import NamedTuple, cast
 
 from mlir import ir
 
+from symshape_mlir.annotations import SHAPE_ATTR
 from symshape_mlir.attributes import shape_from_attr
 from symshape_mlir.extent.context import is_fresh_name
 from symshape_mlir.extent.errors import ExtentError
@@ -87,7 +88,6 @@ _EXACT = Strength.EXACT
 
 logger = logging.getLogger(__name__)
 
-SHAPE_ATTR = "symshape.shape"
 AXES_ATTR = "symshape.axes"
 
 _ADVANCE = ir.WalkResult.ADVANCE

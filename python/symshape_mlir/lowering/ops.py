@@ -34,6 +34,7 @@ from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings, ExprLowering
 from symshape_mlir.lowering.generics import generic_copy, generic_from_body
 from symshape_mlir.lowering.index_builder import IndexBuilder
+from symshape_mlir.registry import add_unique
 from symshape_mlir.walk import enclosing_function
 
 __all__ = ["RULES", "LoweringState"]
@@ -84,9 +85,14 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(*names: str) -> Callable[[Rule], Rule]:
+    """Registers the decorated function as the lowering rule of each op in ``names``.
+
+    Raises:
+        ValueError: an op of ``names`` already has a rule.
+    """
     def register(fn: Rule) -> Rule:
         for name in names:
-            RULES[name] = fn
+            add_unique(RULES, name, fn, "lowering rule")
         return fn
 
     return register

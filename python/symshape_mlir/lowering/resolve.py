@@ -25,24 +25,7 @@ from symshape_mlir.lowering.entry import emit_entry_checks
 from symshape_mlir.lowering.errors import LoweringError
 from symshape_mlir.lowering.exprs import AxisBindings
 from symshape_mlir.lowering.index_builder import IndexBuilder
-from symshape_mlir.lowering.iree import (
-    insert_upper_bound_hints,
-    merge_equal_elementwise,
-    shield_captured_tensors,
-    shield_empty_reductions,
-    shield_empty_slice_offsets,
-    shield_gathered_sources,
-    shield_insertions,
-    shield_loop_inits,
-    shield_read_offsets,
-    shield_reads_of_nothing,
-    shield_reshape_sizes,
-    shield_reshape_sources,
-    shield_slices_of_fills,
-    shield_static_casts,
-    shield_unit_broadcasts,
-    tie_branch_results,
-)
+from symshape_mlir.lowering.iree import ShieldInputs, apply_shields
 from symshape_mlir.lowering.ops import RULES, LoweringState
 from symshape_mlir.walk import collect_ops, enclosing_function, functions
 
@@ -169,33 +152,18 @@ def resolve_module(
                 func = enclosing_function(ob.op)
                 if func in unproven:
                     unproven[func].add(ob.op)
+        iree = target == "iree"
         for func, axes in bindings.items():
             emit_entry_checks(func, axes)
-            if target == "iree":
-                insert_upper_bound_hints(func, facts)
-                shield_static_casts(func, unproven[func])
-                shield_loop_inits(func, facts)
-                shield_empty_reductions(func, facts)
+            inputs = ShieldInputs(facts, unproven[func])
+            if iree:
+                apply_shields("before-lowering", func, inputs)
             _guard_divisions(func, facts)
             _lower_function(func, facts, axes, unproven[func])
-            if target == "iree":
-                tie_branch_results(func)
-                shield_captured_tensors(func)
-                shield_slices_of_fills(func)
-                shield_empty_reductions(func, None)
-                shield_empty_slice_offsets(func)
-                shield_read_offsets(func)
-                shield_insertions(func)
-                # After ops over nothing give their (empty) inits and
-                # insertions read their sources element by element.
-                shield_reads_of_nothing(func)
-                shield_gathered_sources(func)
-                shield_unit_broadcasts(func, facts)
-                shield_reshape_sizes(func)
-                shield_reshape_sources(func)
-        if target == "iree":
-            # Once every function is lowered: a call is keyed by its callee.
+            if iree:
+                apply_shields("after-lowering", func, inputs)
+        if iree:
             for func in bindings:
-                merge_equal_elementwise(func)
+                apply_shields("after-all-functions", func, ShieldInputs(facts, unproven[func]))
         strip_annotations(module, arguments=True)
         _check_clean(module)
