@@ -305,9 +305,9 @@ SHIELDS: tuple[Shield, ...] = (
     # -- elsewhere: run where they act ---------------------------------------------
     Shield(
         name="channels_last", phase="relayout-convolutions", kind="semantic", iree="3.13",
-        symptom="NCHW convolutions are vectorized along the output width, strided gathers "
-                "above stride 1 (resnet's 3x3 stride-2 convolutions at 15 GFLOP/s against "
-                "90 channels-last)",
+        symptom="NCHW (and NCW) convolutions are vectorized along the output width, "
+                "strided gathers above stride 1 (resnet's 3x3 stride-2 convolutions at 15 "
+                "GFLOP/s against 90 channels-last)",
         where=(_IREE + "layouts.convolutions_channels_last",),
     ),
     Shield(
