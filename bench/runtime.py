@@ -208,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     a = np.ones((1, 4), np.float32)
     tiny(a, a)
-    raw = tiny.add._dynamic
+    raw = tiny.add.variants.dynamic
     level2 = interleaved(
         {"raw": lambda: raw.dispatch([a, a]), "ours": lambda: tiny(a, a)}, rounds * 400
     )

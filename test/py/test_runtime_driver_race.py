@@ -47,10 +47,10 @@ def test_static_variant_keeps_the_faster_driver(tmp_path: Path, faster: str) -> 
     exe.pre_specialize([BINDING])
     a, b = _inputs()
     first = exe.mm(a, b)
-    assert isinstance(exe.mm._variants[_key(exe)], DriverRace)
+    assert isinstance(exe.mm.variants.static_variants()[_key(exe)], DriverRace)
     for _ in range(RACE_CALLS - 1):
         assert exe.mm(a, b).tobytes() == first.tobytes()
-    variant = exe.mm._variants[_key(exe)]
+    variant = exe.mm.variants.static_variants()[_key(exe)]
     assert isinstance(variant, Function) and variant.driver == faster
     assert [s.function for _, s in exe.mm.specializations()] == [variant]
     assert exe.stats()["sync_variants"] == (faster == "local-sync")
@@ -80,7 +80,7 @@ def test_packed_variants_race_too(tmp_path: Path, faster: str) -> None:
     packed = exe.mm.bind_params({1: b}, packed=True)
     for _ in range(1 + RACE_CALLS):
         packed(a)
-    assert packed._served[_key(exe)].driver == faster
+    assert dict(packed.variants.specializations())[_key(exe)].function.driver == faster
     exe.pre_specialize([BINDING])
     for _ in range(RACE_CALLS):
         np.testing.assert_allclose(packed(a), (a @ b).reshape(-1), rtol=1e-6)
@@ -96,7 +96,7 @@ def test_device_buffers_stay_on_their_driver(tmp_path: Path, faster: str) -> Non
     a, b = _inputs()
     bound = exe.mm.bind_params({1: b})
     np.testing.assert_allclose(bound(a), (a @ b).reshape(-1), rtol=1e-6)
-    variant = exe.mm._variants[_key(exe)]
+    variant = exe.mm.variants.static_variants()[_key(exe)]
     assert isinstance(variant, Function) and variant.driver == "local-task"
 
 
@@ -112,4 +112,4 @@ def test_a_replaced_race_decides_nothing(tmp_path: Path) -> None:
     assert isinstance(race, DriverRace)
     exe.pre_specialize([BINDING])
     spec.decide(race.functions[1])
-    assert spec.function is exe.mm._variants[_key(exe)]
+    assert spec.function is exe.mm.variants.static_variants()[_key(exe)]

@@ -26,7 +26,7 @@ from symshape_mlir.runtime.capture import (
     capture_module,
 )
 from symshape_mlir.runtime.diskcache import DiskCache, default_cache_dir
-from symshape_mlir.runtime.entry import BoundFunction, EntryPoint, Specialization
+from symshape_mlir.runtime.entry import BoundFunction, EntryPoint
 from symshape_mlir.runtime.errors import (
     AxisBindingError,
     PlanError,
@@ -35,6 +35,7 @@ from symshape_mlir.runtime.errors import (
 )
 from symshape_mlir.runtime.executable import Executable, Stats, compile
 from symshape_mlir.runtime.plan import Plan, make_plan
+from symshape_mlir.runtime.variants import Specialization, Variants
 
 __all__ = [
     "ArgumentSizes",
@@ -52,6 +53,7 @@ __all__ = [
     "Specialization",
     "Stats",
     "UnplannableSizeError",
+    "Variants",
     "capture_module",
     "compile",
     "default_cache_dir",

@@ -27,9 +27,9 @@ from typing import Any
 
 import iree.runtime as rt
 
-from symshape_mlir.backend.runtime import Function
+from symshape_mlir.backend.runtime import Function, LoadedModule
 
-__all__ = ["LOCAL_DRIVERS", "TIMED_CALLS", "DriverRace", "timed_dispatch"]
+__all__ = ["LOCAL_DRIVERS", "TIMED_CALLS", "DriverRace", "race", "timed_dispatch"]
 
 logger = logging.getLogger(__name__)
 
@@ -100,3 +100,20 @@ class DriverRace:
                 self.seconds = medians[best]
                 self._decide(self.functions[best])
         return results
+
+
+def race(name: str, modules: tuple[LoadedModule, LoadedModule | None],
+         decide: Callable[[Function], None]) -> Function | DriverRace:
+    """@name of the first of ``modules``, or a `DriverRace` between it and
+    @name of the second (the same module on the other local driver) whose
+    winner goes to ``decide``.
+
+    Example:
+        >>> function = race("mm", (on_task, on_sync), install)
+        >>> function.dispatch(arguments)      # a DriverRace: on local-task first
+    """
+    own, other = modules
+    function = own.function(name)
+    if other is None:
+        return function
+    return DriverRace([function, other.function(name)], decide)

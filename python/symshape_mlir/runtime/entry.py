@@ -3,8 +3,8 @@
 Calling an `EntryPoint` checks the arguments against the signature
 (`SignatureError`), extracts the axis bindings from their shapes
 (`AxisBindingError` names the axis, both arguments and both values), looks
-the binding up in an LRU of `Specialization` entries (plan + chosen
-variant), and dispatches::
+the binding up in the function's `Variants` (an LRU of `Specialization`
+entries: plan + chosen variant), and dispatches::
 
     >>> y = exe.mlp(x, w1, b1, w2)          # numpy in, numpy out
     >>> exe.mlp.plan((32, 64), w1, b1, w2).shapes
@@ -15,12 +15,9 @@ variant), and dispatches::
 
 from __future__ import annotations
 
-import collections
-import dataclasses
 import logging
 import operator
-import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import iree.runtime as rt
@@ -37,25 +34,21 @@ from symshape_mlir.runtime.hot import HotThreshold
 from symshape_mlir.runtime.params import PackedParams
 from symshape_mlir.runtime.plan import Plan, Planner, make_plan
 from symshape_mlir.runtime.sizefn import SizeFn, compile_size
+from symshape_mlir.runtime.variants import Key, Specialization, Variants
 from symshape_mlir.shapes.bindings import extract_bindings
 
 if TYPE_CHECKING:
     from symshape_mlir.runtime.executable import Executable
 
-__all__ = ["BoundFunction", "EntryPoint", "Specialization"]
+__all__ = ["BoundFunction", "EntryPoint"]
 
 logger = logging.getLogger(__name__)
-
-Key = tuple[int, ...]
 
 # How a driver without empty bindings (Vulkan) fails a call that made an
 # empty tensor inside it.
 _EMPTY_BINDING = "resolved to an empty buffer range"
 # The status of a failed run-time check (cf.assert) of the module.
 _CHECK_FAILED = "FAILED_PRECONDITION"
-# The call of a binding from which the dynamic module's calls race the local
-# drivers (a binding called once never does).
-_RACE_AFTER = 2
 
 
 def _with_inputs(err: RuntimeCallError, prepared: Sequence[Any]) -> RuntimeCallError:
@@ -77,47 +70,6 @@ def _with_inputs(err: RuntimeCallError, prepared: Sequence[Any]) -> RuntimeCallE
         message=f"{err.message}; the call's inputs: {', '.join(seen)}", detail=err.detail)
 
 
-@dataclasses.dataclass
-class Specialization:
-    """What one binding of the axes maps to.
-
-    Attributes:
-        plan: The results' shapes and bytes.
-        function: The variant that runs it (the dynamic module, or a static
-            one compiled for these named-axis values), or a `DriverRace` of
-            it on the local drivers; swapped atomically.
-        static_key: The values of the function's named axes.
-        static: Whether ``function`` is a static variant.
-        calls: Calls served.
-        promoted: Whether the binding was found hot (its static variant
-            is being compiled).
-        dynamic_seconds: The dynamic module's time per call at this
-            binding (its driver race's winner), once measured.
-    """
-
-    plan: Plan
-    function: Function | DriverRace
-    static_key: Key
-    static: bool = False
-    calls: int = 0
-    promoted: bool = False
-    dynamic_seconds: float | None = None
-
-    def decide(self, winner: Function) -> None:
-        """Runs the winner of the race this entry serves from (a race it no
-        longer serves, replaced by a static variant, decides nothing)."""
-        current = self.function
-        if isinstance(current, DriverRace) and winner in current.functions:
-            if not self.static:
-                self.dynamic_seconds = current.seconds
-            self.function = winner
-
-
-def _won(current: Function | DriverRace | None, winner: Function) -> bool:
-    """Whether ``winner`` comes from the race ``current`` (still installed)."""
-    return isinstance(current, DriverRace) and winner in current.functions
-
-
 class EntryPoint:
     """An exported function, called with numpy arrays (see the module docstring).
 
@@ -128,6 +80,8 @@ class EntryPoint:
             ``pre_specialize``).
         hot: The calls after which a binding gets its static variant,
             adapted to the dynamic module's measured slowdown.
+        variants: What serves each binding: the LRU, the static variants,
+            the driver races and the tiers.
     """
 
     def __init__(self, executable: Executable, function: Function, sizes: FunctionSizes) -> None:
@@ -135,20 +89,10 @@ class EntryPoint:
         self.name = function.name
         self.sizes = sizes
         self.executable = executable
-        self._exe = executable
-        self._dynamic = function
         self._signature = function.signature
         self._nargs = len(self._signature.inputs)
         self._binds_empty = binds_empty_buffers(function.driver)
-        # The executable's lock: LRUs and counters of all functions under one lock.
-        self._lock = executable._stats_lock
         self.hot = HotThreshold(executable.hot_after)
-        self._lru: collections.OrderedDict[Key, Specialization] = collections.OrderedDict()
-        self._variants: dict[Key, Function | DriverRace] = {}
-        self._pending: set[Key] = set()
-        # Functions bound with packed parameters: they get their own variant
-        # of each binding pre-specialized after they were bound.
-        self._packed_bound: weakref.WeakSet[BoundFunction] = weakref.WeakSet()
         self._dtypes = [
             t.dtype if isinstance(t, TensorType) else None for t in self._signature.results
         ]
@@ -171,13 +115,14 @@ class EntryPoint:
         ]
         self._prepare_keys()
         self._prepare_buckets()
+        self.variants = Variants(executable, function, self.named_axes, self.hot)
         self._planner = Planner(self.name, sizes.results, self._dtypes, sizes.buffers)
         # A function without dynamic axes has one plan: no binding, no LRU.
         self._fixed: Specialization | None = None
         if self.is_static:
             plan = make_plan(self.name, sizes.results, self._dtypes, {})
             self._fixed = Specialization(plan, function, (), static=True)
-            self._fixed.function = executable._dynamic_race(self.name, self._fixed.decide)
+            self._fixed.function = self.variants.race_dynamic(self._fixed.decide)
 
     def __repr__(self) -> str:
         """Names the signature."""
@@ -298,26 +243,11 @@ class EntryPoint:
 
     def _specialization(self, shapes: list[tuple[int, ...]], prepared: list[Any]) -> Specialization:
         key = self._key(shapes, prepared)
-        lru = self._lru
-        with self._lock:
-            spec = lru.get(key)
-            if spec is not None:
-                lru.move_to_end(key)
-                self._exe._stats.hits += 1
-                return spec
-        bindings = self._key_bindings(key, shapes, prepared)
-        plan = self._planner(bindings)
-        static_key = tuple(bindings[n] for n in self.named_axes)
-        with self._lock:
-            variant = self._variants.get(static_key)
-            spec = Specialization(
-                plan, variant or self._dynamic, static_key, static=variant is not None
-            )
-            lru[key] = spec
-            self._exe._stats.misses += 1
-            while len(lru) > self._exe.cache_size:
-                lru.popitem(last=False)
-                self._exe._stats.evictions += 1
+        spec = self.variants.lookup(key)
+        if spec is None:
+            bindings = self._key_bindings(key, shapes, prepared)
+            static_key = tuple(bindings[n] for n in self.named_axes)
+            spec = self.variants.add(key, self._planner(bindings), static_key)
         return spec
 
     # -- public API ----------------------------------------------------------------
@@ -351,13 +281,7 @@ class EntryPoint:
                 padded = self._padded(spec.plan.bindings, prepared)
                 if padded is not None:
                     return self._cut(self._run(padded, hosts), spec.plan)
-        spec.calls += 1
-        if spec.calls == _RACE_AFTER and not spec.static:
-            # A binding called again: its calls choose the driver of the dynamic module.
-            spec.function = self._exe._dynamic_race(self.name, spec.decide)
-        if not spec.static and not spec.promoted and self.hot.is_hot(spec.calls):
-            spec.promoted = True
-            self._exe._promote(self, spec.static_key)
+        function = self.variants.serve(spec)
         if self._unbindable(prepared):
             if spec.plan.all_empty:
                 return self._pack(
@@ -367,7 +291,7 @@ class EntryPoint:
                     ]
                 )
             return self._on_host(prepared, hosts or {})
-        return self._dispatch(spec.function, prepared, prepared, hosts)
+        return self._dispatch(function, prepared, prepared, hosts)
 
     def _dispatch(self, function: Function | DriverRace, arguments: list[Any],
                   prepared: list[Any], hosts: Mapping[int, np.ndarray] | None) -> Any:
@@ -425,8 +349,8 @@ class EntryPoint:
             grown = np.zeros(shape, value.dtype)
             grown[tuple(slice(0, n) for n in value.shape)] = value
             padded[i] = grown
-        with self._lock:
-            self._exe._stats.padded += 1
+        with self.executable.lock:
+            self.executable.counters.padded += 1
         return padded
 
     def _cut(self, results: Any, plan: Plan) -> Any:
@@ -447,13 +371,13 @@ class EntryPoint:
                 if i not in hosts:
                     raise SignatureError(
                         f"@{self.name} got a zero-element argument, which driver "
-                        f"'{self._dynamic.driver}' cannot bind, and a non-empty result"
+                        f"'{self.variants.dynamic.driver}' cannot bind, and a non-empty result"
                     )
                 value = hosts[i]
             arguments.append(value)
         logger.debug("@%s: an empty binding on %s, running on the host", self.name,
-                     self._dynamic.driver)
-        return self._exe._host_executable()[self.name](*arguments)
+                     self.variants.dynamic.driver)
+        return self.executable.host_executable()[self.name](*arguments)
 
     @staticmethod
     def _pack(results: list[Any]) -> Any:
@@ -540,35 +464,7 @@ class EntryPoint:
 
     def specializations(self) -> list[tuple[Key, Specialization]]:
         """The LRU's entries, least recently used first."""
-        with self._lock:
-            return list(self._lru.items())
-
-    def _install(self, static_key: Key, function: Function | DriverRace) -> int:
-        """Makes a static variant (or its driver race) serve its binding;
-        returns the entries swapped from the dynamic module. A race's winner
-        is installed only while that race is; its time per call and the
-        dynamic module's at the same binding give the hot threshold a
-        slowdown."""
-        swapped = 0
-        with self._lock:
-            current = self._variants.get(static_key)
-            if isinstance(function, Function) and current is not None and \
-                    not _won(current, function):
-                return 0
-            if isinstance(current, DriverRace) and current.seconds is not None:
-                dynamic = next((s.dynamic_seconds for s in self._lru.values()
-                                if s.static_key == static_key and s.dynamic_seconds), None)
-                if dynamic is not None:
-                    self.hot.observe(dynamic, current.seconds)
-            self._variants[static_key] = function
-            self._pending.discard(static_key)
-            for spec in self._lru.values():
-                if spec.static_key == static_key:
-                    swapped += not spec.static
-                    spec.function = function
-                    spec.static = True
-        return swapped
-
+        return self.variants.specializations()
 
 def _is_number(value: Any) -> bool:
     """Whether ``value`` is one number (not a shape): an int, a float, a numpy scalar."""
@@ -605,10 +501,11 @@ class BoundFunction:
         # arrays themselves when packed (the Level 2 checks read their shapes)
         # or when their values size the results (read on the host).
         self._passed: dict[int, Any] = {}
-        self._packed: PackedParams | None = None
+        # The packed modules' variants (None unless packed).
+        self.variants: Variants | None = None
         if not packed:
             self._passed = {
-                i: a if i in entry.sizing_arguments else entry._dynamic.upload(i, a)
+                i: a if i in entry.sizing_arguments else entry.variants.dynamic.upload(i, a)
                 for i, a in arrays.items()
             }
             return
@@ -618,23 +515,7 @@ class BoundFunction:
                 "its parameters cannot be packed"
             )
         self._passed = dict(arrays)
-        self._packed = PackedParams(entry.name, arrays)
-        self._variants: dict[Key, Function | DriverRace] = {}
-        self._calls: collections.Counter[Key] = collections.Counter()
-        # Bindings found hot, and the packed dynamic module's time per call by binding.
-        self._hot: set[Key] = set()
-        self._dynamic_seconds: dict[Key, float] = {}
-        self._dynamic_modules = entry._exe._load_variant({}, self._packed)
-        self._dynamic = self._dynamic_modules[0].function(entry.name)
-        # Per binding (an LRU like the entry's): the packed dynamic module's
-        # driver race, then its winner.
-        self._served: collections.OrderedDict[Key, Function | DriverRace] = \
-            collections.OrderedDict()
-        with entry._lock:
-            entry._packed_bound.add(self)
-            static_keys = list(entry._variants)
-        for key in static_keys:
-            self._pre_specialize(key)
+        self.variants = entry.variants.pack(PackedParams(entry.name, arrays))
 
     def __call__(self, *args: Any) -> Any:
         """Calls the function with the non-parameter arguments, in order."""
@@ -650,11 +531,11 @@ class BoundFunction:
         for i, value in zip(self._free, args, strict=True):
             full[i] = value
         prepared = entry._prepare(full)
-        if self._packed is None:
+        if self.variants is None:
             return entry._run(prepared, self._arrays)
-        return self._run_packed(prepared)
+        return self._run_packed(prepared, self.variants)
 
-    def _run_packed(self, prepared: list[Any]) -> Any:
+    def _run_packed(self, prepared: list[Any], variants: Variants) -> Any:
         """Plans like the entry, then runs the packed module (or its static
         variant for the binding), passing the free arguments only."""
         entry = self.entry
@@ -664,83 +545,17 @@ class BoundFunction:
             [getattr(v, "shape", ()) for v in prepared], prepared
         )
         key = spec.static_key
-        function = self._variants.get(key)
-        if function is not None and function.driver != entry._exe.driver and any(
+        served = variants.lookup(key) or variants.add(key, spec.plan, key)
+        function = variants.serve(served)
+        if served.static and function.driver != entry.executable.driver and any(
                 isinstance(prepared[i], rt.HalBufferView) for i in self._free):
-            function = self._dynamic  # a device buffer belongs to the executable's device
-        if function is None:
-            function = self._dynamic_for(key)
+            function = variants.dynamic  # a device buffer belongs to the executable's device
         return entry._dispatch(function, [prepared[i] for i in self._free], prepared, self._arrays)
-
-    def _dynamic_for(self, key: Key) -> Function | DriverRace:
-        """What runs a call at ``key`` before its static variant: the packed
-        dynamic module, from the binding's second call a race of it on the
-        local drivers, then the winner; also counts calls toward the hot tier."""
-        entry = self.entry
-        self._calls[key] += 1
-        calls = self._calls[key]
-        if entry.named_axes and key not in self._hot and entry.hot.is_hot(calls):
-            self._hot.add(key)
-            self._promote(key)
-        served = self._served.get(key)
-        if served is None and calls >= _RACE_AFTER:
-            own, other = self._dynamic_modules
-
-            def decide(winner: Function) -> None:
-                race = self._served.get(key)
-                if _won(race, winner):
-                    assert isinstance(race, DriverRace)
-                    if race.seconds is not None:
-                        self._dynamic_seconds[key] = race.seconds
-                    self._served[key] = winner
-
-            served = self._served[key] = entry._exe._race(entry.name, own, other, decide)
-            while len(self._served) > entry._exe.cache_size:
-                evicted, _ = self._served.popitem(last=False)
-                self._dynamic_seconds.pop(evicted, None)
-        return served or self._dynamic
-
-    def _pre_specialize(self, key: Key) -> None:
-        """Compiles the packed static variant of a pre-specialized binding now."""
-        if self._packed is not None and key not in self._variants:
-            entry = self.entry
-            binding = dict(zip(entry.named_axes, key, strict=True))
-            entry._exe._packed_variant(entry.name, binding, self._packed, self._installer(key))
-
-    def _installer(self, key: Key) -> Callable[[Function | DriverRace], None]:
-        """Installs the packed static variant of ``key``: its race, then the
-        race's winner (while that race is installed), whose time per call
-        against the packed dynamic module's gives the hot threshold a slowdown."""
-        def install(function: Function | DriverRace) -> None:
-            current = self._variants.get(key)
-            won = isinstance(function, Function) and _won(current, function)
-            if current is None or isinstance(function, DriverRace) or won:
-                self._variants[key] = function
-            if won and isinstance(current, DriverRace) and current.seconds is not None:
-                dynamic = self._dynamic_seconds.pop(key, None)
-                if dynamic is not None:
-                    self.entry.hot.observe(dynamic, current.seconds)
-        return install
 
     def variant_drivers(self) -> dict[Key, str]:
         """The driver each packed static variant runs on, by its binding of
         the named axes (empty unless packed)."""
-        if self._packed is None:
+        if self.variants is None:
             return {}
-        return {key: function.driver for key, function in dict(self._variants).items()}
-
-    def _promote(self, key: Key) -> None:
-        """Compiles the packed static variant of a hot binding in the background."""
-        entry = self.entry
-        installer = self._installer(key)
-        packed = self._packed
-        assert packed is not None
-
-        def install(function: Function | DriverRace) -> None:
-            if key not in self._variants:
-                entry._exe._count_swaps(1)
-            installer(function)
-
-        binding = dict(zip(entry.named_axes, key, strict=True))
-        entry._exe._in_background(entry.name, binding, lambda: entry._exe._packed_variant(
-            entry.name, binding, packed, install))
+        return {key: function.driver
+                for key, function in self.variants.static_variants().items()}

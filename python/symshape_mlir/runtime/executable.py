@@ -1,11 +1,13 @@
-"""`compile` and the `Executable` it returns: Level 1 once, variants, tiers, statistics.
+"""`compile` and the `Executable` it returns: Level 1 once, module builds, statistics.
 
 Level 1 (once per module, target and flags; cached on disk): shape
 inference captures the sizes (`symshape_mlir.runtime.capture`), the module
 goes through ``symshape-to-iree`` and ``iree-compile`` with dynamic shapes.
 Static variants (``symshape-specialize``) are compiled ahead of time by
 `Executable.pre_specialize`, or in a background thread for a binding seen
-``hot_after`` times, and swapped in atomically::
+``hot_after`` times, and swapped in atomically; each function's
+`symshape_mlir.runtime.variants.Variants` decides which serves a call, and
+asks the executable for the modules (`Executable.load_variant`)::
 
     >>> exe = compile("examples/mlp.mlir", hot_after=100)
     >>> exe.pre_specialize([{"batch": 1}, {"batch": 32}])
@@ -38,7 +40,7 @@ from symshape_mlir.passes import run_pipeline
 from symshape_mlir.pipeline import AnalysisCache
 from symshape_mlir.runtime.capture import FunctionSizes, capture_module
 from symshape_mlir.runtime.diskcache import DiskCache, cache_key, default_cache_dir
-from symshape_mlir.runtime.drivers import LOCAL_DRIVERS, DriverRace
+from symshape_mlir.runtime.drivers import LOCAL_DRIVERS, DriverRace, race
 from symshape_mlir.runtime.entry import EntryPoint
 from symshape_mlir.runtime.params import PackedParams
 from symshape_mlir.walk import collect_ops, functions
@@ -108,7 +110,9 @@ class Executable:
         flags: The ``iree-compile`` flags of the dynamic module.
         cache_size: The LRU capacity per function.
         hot_after: Calls after which a binding gets a static variant, or
-            None when tiers are off.
+            -1 when tiers are off.
+        counters: The counters `stats` reports.
+        lock: Guards the counters and every function's `Variants`.
     """
 
     def __init__(
@@ -146,8 +150,8 @@ class Executable:
         self._data_tiling = data_tiling
         self._static_data_tiling = static_data_tiling
         self._unplanned = unplanned
-        self._stats = Stats()
-        self._stats_lock = threading.Lock()
+        self.counters = Stats()
+        self.lock = threading.Lock()
         self._disk = DiskCache(cache_dir, cache_max_bytes) if cache_dir is not None else None
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._futures: list[concurrent.futures.Future[None]] = []
@@ -181,9 +185,9 @@ class Executable:
         finally:
             timer.cancel()
             seconds = time.perf_counter() - start
-            with self._stats_lock:
-                self._stats.compiles += 1
-                self._stats.compile_seconds += seconds
+            with self.lock:
+                self.counters.compiles += 1
+                self.counters.compile_seconds += seconds
             if seconds > _PROGRESS_AFTER:
                 logger.info("compiled %s for %s in %.1f s", what, self.target, seconds)
 
@@ -281,23 +285,24 @@ class Executable:
         with self._disk.locked(key):
             entry = self._disk.read(key)
             if entry is not None:
-                with self._stats_lock:
-                    self._stats.disk_hits += 1
+                with self.lock:
+                    self.counters.disk_hits += 1
                 logger.debug("disk cache hit %s", key)
                 flags = tuple(entry.meta["flags"])
                 return CompiledModule(vmfb=entry.vmfb, target=self.target, flags=flags), entry.meta
-            with self._stats_lock:
-                self._stats.disk_misses += 1
+            with self.lock:
+                self.counters.disk_misses += 1
             compiled, meta = self._compile_text(bindings, packed)
             self._disk.write(key, compiled.vmfb, meta)
             return compiled, meta
 
-    def _load_variant(
+    def load_variant(
         self, bindings: Mapping[str, int], packed: PackedParams | None = None
     ) -> tuple[LoadedModule, LoadedModule | None]:
-        """The module for ``bindings`` (``{}``: the dynamic one) on the
-        executable's driver and, when that driver is local, on the other
-        local driver too (None otherwise)."""
+        """The module for ``bindings`` (``{}``: the dynamic one), with
+        ``packed`` parameters if given, compiled or read from the disk
+        cache, loaded on the executable's driver and, when that driver is
+        local, on the other local driver too (None otherwise)."""
         compiled, _ = self._build(_bindings_text(bindings), packed)
         parameters = packed.parameters() if packed is not None else None
         own = load(compiled, self.driver, parameters)
@@ -306,53 +311,18 @@ class Executable:
         other = next(d for d in LOCAL_DRIVERS if d != self.driver)
         return own, load(compiled, other, parameters)
 
-    def _race(self, name: str, own: LoadedModule, other: LoadedModule | None,
-              decide: Callable[[Function], None]) -> Function | DriverRace:
-        """@name of ``own``, or a `DriverRace` between it and @name of
-        ``other`` (the module on the other local driver) whose winner goes to
-        ``decide``."""
-        function = own.function(name)
-        if other is None:
-            return function
-        return DriverRace([function, other.function(name)], decide)
-
-    def _dynamic_race(self, name: str, decide: Callable[[Function], None]
-                      ) -> Function | DriverRace:
+    def dynamic_race(self, name: str, decide: Callable[[Function], None]
+                     ) -> Function | DriverRace:
         """A race of the dynamic module's @name on both local drivers (for
         one binding's calls), or the function itself off the local drivers."""
         if self.driver not in LOCAL_DRIVERS:
             return self._module.function(name)
-        with self._stats_lock:
+        with self.lock:
             if self._other is None:
                 other = next(d for d in LOCAL_DRIVERS if d != self.driver)
                 self._other = load(self._compiled, other)
             loaded = self._other
-        return self._race(name, self._module, loaded, decide)
-
-    def _decided(self, static: bool) -> Callable[[Function], None]:
-        """Counts a static variant whose race chose ``local-sync`` (``sync_variants``)."""
-        def count(function: Function) -> None:
-            if static and function.driver == "local-sync":
-                with self._stats_lock:
-                    self._stats.sync_variants += 1
-            logger.debug("@%s runs on %s", function.name, function.driver)
-        return count
-
-    def _packed_variant(
-        self, name: str, bindings: Mapping[str, int], packed: PackedParams,
-        install: Callable[[Function | DriverRace], None],
-    ) -> None:
-        """Gives @name's static variant for ``bindings`` with ``packed``
-        parameters to ``install``: a `DriverRace` on the local drivers (its
-        winner installed in turn), the function itself elsewhere."""
-        own, other = self._load_variant(bindings, packed)
-        counted = self._decided(static=True)
-
-        def decide(function: Function) -> None:
-            counted(function)
-            install(function)
-
-        install(self._race(name, own, other, decide))
+        return race(name, (self._module, loaded), decide)
 
     # -- variants and tiers --------------------------------------------------------
 
@@ -385,53 +355,16 @@ class Executable:
             ]
             if not entries:
                 continue
-            own, other = self._load_variant(binding)
+            modules = self.load_variant(binding)
             for entry in entries:
-                key = tuple(int(binding[n]) for n in entry.named_axes)
-                swapped = entry._install(key, self._race(
-                    entry.name, own, other, self._installer(entry, key)))
-                self._count_swaps(swapped)
-                with entry._lock:
-                    bound = list(entry._packed_bound)
-                for function in bound:
-                    function._pre_specialize(key)
+                entry.variants.pre_specialize(
+                    tuple(int(binding[n]) for n in entry.named_axes), modules)
 
-    def _count_swaps(self, swapped: int) -> None:
-        with self._stats_lock:
-            self._stats.swaps += swapped
-
-    def _installer(self, entry: EntryPoint, key: tuple[int, ...]) -> Callable[[Function], None]:
-        """Installs the winner of the race of ``entry``'s static variant for ``key``."""
-        counted = self._decided(static=True)
-
-        def install(function: Function) -> None:
-            counted(function)
-            entry._install(key, function)
-        return install
-
-    def _promote(self, entry: EntryPoint, static_key: tuple[int, ...]) -> None:
-        """Schedules the static variant of a hot binding (background thread)."""
-        if not entry.named_axes:
-            return
-        with entry._lock:
-            if static_key in entry._pending or static_key in entry._variants:
-                return
-            entry._pending.add(static_key)
-        binding = dict(zip(entry.named_axes, static_key, strict=True))
-        decide = self._installer(entry, static_key)
-
-        def work() -> None:
-            own, other = self._load_variant(binding)
-            self._count_swaps(entry._install(static_key, self._race(
-                entry.name, own, other, decide)))
-
-        self._in_background(entry.name, binding, work)
-
-    def _in_background(self, name: str, binding: Mapping[str, int],
-                       build: Callable[[], None]) -> None:
+    def in_background(self, name: str, binding: Mapping[str, int],
+                      build: Callable[[], None]) -> None:
         """Runs ``build`` (compiling and installing the static variant of
         @name for ``binding``) in the tier thread."""
-        with self._stats_lock:
+        with self.lock:
             if self._pool is None:
                 self._pool = concurrent.futures.ThreadPoolExecutor(
                     max_workers=1, thread_name_prefix="symshape-tier"
@@ -448,9 +381,9 @@ class Executable:
 
         self._futures.append(pool.submit(work))
 
-    def _host_executable(self) -> Executable:
+    def host_executable(self) -> Executable:
         """The module compiled for the host CPU, for calls a GPU driver cannot bind."""
-        with self._stats_lock:
+        with self.lock:
             host = self._host
         if host is None:
             host = Executable(
@@ -467,7 +400,7 @@ class Executable:
                 unplanned=self._unplanned,
                 cache_max_bytes=self._disk.max_bytes if self._disk is not None else None,
             )
-            with self._stats_lock:
+            with self.lock:
                 self._host = self._host or host
                 host = self._host
         return host
@@ -532,9 +465,11 @@ class Executable:
         ``padded`` (calls padded up to a bucket), ``compile_seconds`` and
         ``sync_variants`` (static variants whose driver race chose
         ``local-sync``); ``variants``: static variants per function."""
-        with self._stats_lock:
-            out: dict[str, Any] = dataclasses.asdict(self._stats)
-        out["variants"] = {name: len(e._variants) for name, e in self._entries.items()}
+        with self.lock:
+            out: dict[str, Any] = dataclasses.asdict(self.counters)
+        out["variants"] = {
+            name: len(e.variants.static_variants()) for name, e in self._entries.items()
+        }
         return out
 
     def __repr__(self) -> str:
