@@ -1,8 +1,9 @@
 """The ``symshape-resolve`` driver: symbolic IR to plain upstream MLIR.
 
 Lowers every symshape op of every function with the rules in
-:mod:`symshape_mlir.lowering.ops`, strips ``symshape.*`` annotations and
-argument axes, and checks that no symshape op, type or attribute is left.
+:mod:`symshape_mlir.lowering.ops`, folds transposes that undo each other
+(:mod:`.transposes`), strips ``symshape.*`` annotations and argument axes,
+and checks that no symshape op, type or attribute is left.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from symshape_mlir.lowering.exprs import AxisBindings
 from symshape_mlir.lowering.index_builder import IndexBuilder
 from symshape_mlir.lowering.iree import ShieldInputs, apply_shields
 from symshape_mlir.lowering.ops import RULES, LoweringState
+from symshape_mlir.lowering.transposes import fold_transpose_pairs
 from symshape_mlir.walk import collect_ops, enclosing_function, functions
 
 __all__ = ["TARGETS", "resolve_module"]
@@ -165,5 +167,7 @@ def resolve_module(
         if iree:
             for func in bindings:
                 apply_shields("after-all-functions", func, ShieldInputs(facts, unproven[func]))
+        for func in bindings:
+            fold_transpose_pairs(func)
         strip_annotations(module, arguments=True)
         _check_clean(module)
