@@ -42,7 +42,7 @@ from symshape_mlir.frontend.tracing import input_specs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from timing import interleaved, print_notes
+from timing import interleaved, peer, print_notes
 
 NOTES: list[str] = []
 RATE = 0.01
@@ -89,22 +89,9 @@ class Peers:
     """The optional peers: each gives a step function on numpy arrays."""
 
     def __init__(self) -> None:
-        try:
-            import jax
-            import jax.numpy as jnp
-
-            self.jax: Any = jax
-            self.jnp: Any = jnp
-        except ImportError:
-            self.jax = None
-            NOTES.append("jax not installed: jax columns skipped")
-        try:
-            import torch
-
-            self.torch: Any = torch
-        except ImportError:
-            self.torch = None
-            NOTES.append("torch not installed: torch columns skipped")
+        self.jax: Any = peer("jax", NOTES)
+        self.jnp: Any = self.jax and peer("jax.numpy", NOTES)
+        self.torch: Any = peer("torch", NOTES)
 
     def jax_step(self, model: str) -> Callable[..., Any] | None:
         if self.jax is None:

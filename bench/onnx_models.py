@@ -74,7 +74,7 @@ sys.path.insert(0, str(ROOT / "test" / "onnx"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import zoo  # noqa: E402
-from timing import interleaved, print_notes, rounds_for  # noqa: E402
+from timing import interleaved, peer, print_notes, rounds_for  # noqa: E402
 
 NOTES: list[str] = []
 _MAX_ROUNDS = 300
@@ -257,10 +257,8 @@ def numpy_block(block: str, weights: list[np.ndarray]) -> Callable[..., np.ndarr
 
 
 def jax_block(block: str, weights: list[np.ndarray]) -> Callable[..., np.ndarray] | None:
-    try:
-        import jax
-    except ImportError:
-        NOTES.append("jax not installed: the jax.jit column is skipped")
+    jax = peer("jax", NOTES)
+    if jax is None:
         return None
     params = [jax.device_put(w) for w in weights]
     if block == "ffn":

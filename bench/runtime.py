@@ -61,7 +61,7 @@ from symshape_mlir import runtime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from timing import interleaved, print_notes, rounds_for
+from timing import interleaved, peer, print_notes, rounds_for
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTES: list[str] = []
@@ -97,23 +97,11 @@ class Peers:
     """The optional peers, each a factory of a callable on numpy arrays."""
 
     def __init__(self) -> None:
-        try:
-            import torch
-
-            torch.set_num_threads(os.cpu_count() or 1)
-            self.torch: Any = torch
-        except ImportError:
-            self.torch = None
-            NOTES.append("torch not installed: torch columns skipped")
-        try:
-            import jax
-            import jax.numpy as jnp
-
-            self.jax: Any = jax
-            self.jnp: Any = jnp
-        except ImportError:
-            self.jax = None
-            NOTES.append("jax not installed: jax columns skipped")
+        self.torch: Any = peer("torch", NOTES)
+        if self.torch is not None:
+            self.torch.set_num_threads(os.cpu_count() or 1)
+        self.jax: Any = peer("jax", NOTES)
+        self.jnp: Any = self.jax and peer("jax.numpy", NOTES)
 
     def torch_fn(self, model: str, params: Sequence[np.ndarray], compiled: bool) -> Any:
         if self.torch is None:

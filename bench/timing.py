@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import statistics
 import time
 from collections.abc import Callable
@@ -41,3 +42,13 @@ def print_notes(notes: list[str]) -> None:
         print("\nnotes:")
         for note in dict.fromkeys(notes):
             print(f"    {note}")
+
+
+def peer(module: str, notes: list[str]) -> Any:
+    """The peer package ``module`` (``jax``, ``torch``), or None with a note
+    that its columns are skipped when it is not installed."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        notes.append(f"{module.split('.')[0]} not installed: {module} columns skipped")
+        return None

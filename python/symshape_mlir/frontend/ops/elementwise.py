@@ -291,9 +291,12 @@ def _fmod(block: Body, a: str, b: str, dtype: DType) -> str:
     return block.op(f"arith.subf {a}, {block.op(f'arith.mulf {whole}, {b}', t)}", t)
 
 
-def integer_division(block: Body, a: str, b: str, dtype: DType, want: str) -> str:
-    """numpy's integer floor division or remainder (``want``), without signals:
-    a zero divisor gives 0, ``INT_MIN // -1`` wraps (its remainder is 0)."""
+def integer_division(block: Body, a: str, b: str, dtype: DType, want: str,
+                     rounding: str = "floor") -> str:
+    """numpy's integer floor division or remainder (``want`` is ``"div"`` or
+    not), or with ``rounding="trunc"`` the truncating ones (C's, ONNX's
+    ``Div`` and ``Mod`` with ``fmod``), without signals: a zero divisor
+    gives 0, ``INT_MIN // -1`` wraps (its remainder is 0)."""
     t = dtype.mlir
     zero, one = block.const(dtype, 0), block.const(dtype, 1)
     by_zero = block.op(f"arith.cmpi eq, {b}, {zero}", t)
@@ -306,11 +309,14 @@ def integer_division(block: Body, a: str, b: str, dtype: DType, want: str) -> st
     special = block.op(f"arith.ori {by_zero}, {by_minus_one}", "i1")
     safe = block.op(f"arith.select {special}, {one}, {b}", t)
     if want == "div":
-        quotient = block.op(f"arith.floordivsi {a}, {safe}", t)
+        divide = "arith.floordivsi" if rounding == "floor" else "arith.divsi"
+        quotient = block.op(f"{divide} {a}, {safe}", t)
         negated = block.op(f"arith.subi {zero}, {a}", t)
         value = block.op(f"arith.select {by_minus_one}, {negated}, {quotient}", t)
         return block.op(f"arith.select {by_zero}, {zero}, {value}", t)
     rem = block.op(f"arith.remsi {a}, {safe}", t)
+    if rounding != "floor":
+        return block.op(f"arith.select {special}, {zero}, {rem}", t)
     # The sign of the divisor: add it to a non-zero remainder of the other sign.
     nonzero = block.op(f"arith.cmpi ne, {rem}, {zero}", t)
     differ = block.op(

@@ -53,32 +53,10 @@ _BINARY = {
 }
 
 
-def _truncated(block: Body, a: str, b: str, dtype: DType, want: str) -> str:
-    """Integer ``a / b`` truncated (``want="div"``) or its remainder (``"rem"``), without
-    signals: a zero divisor gives 0, ``INT_MIN / -1`` wraps (its remainder is 0)."""
-    t = dtype.mlir
-    zero, one = block.const(dtype, 0), block.const(dtype, 1)
-    by_zero = block.op(f"arith.cmpi eq, {b}, {zero}", t)
-    if dtype.is_unsigned:
-        safe = block.op(f"arith.select {by_zero}, {one}, {b}", t)
-        value = block.op(f"arith.{'divui' if want == 'div' else 'remui'} {a}, {safe}", t)
-        return block.op(f"arith.select {by_zero}, {zero}, {value}", t)
-    by_minus_one = block.op(f"arith.cmpi eq, {b}, {block.const(dtype, -1)}", t)
-    special = block.op(f"arith.ori {by_zero}, {by_minus_one}", "i1")
-    safe = block.op(f"arith.select {special}, {one}, {b}", t)
-    if want == "rem":
-        value = block.op(f"arith.remsi {a}, {safe}", t)
-        return block.op(f"arith.select {special}, {zero}, {value}", t)
-    value = block.op(f"arith.divsi {a}, {safe}", t)
-    value = block.op(f"arith.select {by_minus_one}, {block.op(f'arith.subi {zero}, {a}', t)}, "
-                     f"{value}", t)
-    return block.op(f"arith.select {by_zero}, {zero}, {value}", t)
-
-
 def _divide(block: Body, values: list[str], dtype: DType) -> str:
     if dtype.is_float:
         return block.op(f"arith.divf {values[0]}, {values[1]}", dtype.mlir)
-    return _truncated(block, values[0], values[1], dtype, "div")
+    return fe.integer_division(block, values[0], values[1], dtype, "div", "trunc")
 
 
 _BINARY["Div"] = _divide
@@ -127,7 +105,7 @@ def mod(node: NodeContext) -> list[Value]:
             product = block.op(f"arith.mulf {whole}, {values[1]}", t)
             return block.op(f"arith.subf {values[0]}, {product}", t)
         if fmod:
-            return _truncated(block, values[0], values[1], dtype, "rem")
+            return fe.integer_division(block, values[0], values[1], dtype, "rem", "trunc")
         return fe.integer_division(block, values[0], values[1], dtype, "mod")
 
     return [_map(node, args, body)]
