@@ -137,3 +137,16 @@ def test_data_dependent_count() -> None:
     model = _model([helper.make_node("NonZero", ["x"], ["y"])], [_info("x", ["n", 3])],
                    [_info("y", None)])
     assert str(infer_shapes(model, build=False, policy="override")["y"]) == "[2, _d0]"
+
+
+def test_repeated_nodes_reuse_rules_but_never_a_fresh_count() -> None:
+    """Nodes of one op, attributes and inputs share a result; NonZero's count does not:
+    two NonZero of equal inputs have two independent data-dependent counts."""
+    nodes = [helper.make_node("NonZero", ["x"], ["a"]), helper.make_node("NonZero", ["x"], ["b"]),
+             helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+             helper.make_node("Transpose", ["x"], ["u"], perm=[1, 0]),
+             helper.make_node("Transpose", ["x"], ["v"], perm=[0, 1])]
+    model = _model(nodes, [_info("x", ["n", 3])], [_info(o, None) for o in "abtuv"])
+    shapes = infer_shapes(model, build=False, policy="override")
+    assert [str(shapes[o]) for o in "abtuv"] == [
+        "[2, _d0]", "[2, _d1]", "[3, n]", "[3, n]", "[n, 3]"]

@@ -32,10 +32,18 @@ from symshape_mlir.frontend.source import SourceLocation
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import FunctionTrace
 from symshape_mlir.onnx.errors import OnnxImportError
-from symshape_mlir.onnx.values import Abstract, Known, Literal, Value, dtype_of, shape_of
+from symshape_mlir.onnx.values import (
+    Abstract,
+    Known,
+    Literal,
+    Value,
+    const_values,
+    dtype_of,
+    shape_of,
+)
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["GraphState", "NodeContext", "onnx_dtype"]
+__all__ = ["GraphState", "NodeContext", "node_location", "onnx_dtype"]
 
 _DTYPES: dict[int, str] = {
     onnx.TensorProto.FLOAT: "f32",
@@ -115,31 +123,43 @@ class GraphState:
         return emit_index_vector(trace, indices, as_dtype(value.dtype), where, value.shape)
 
 
-@dataclass
+def node_location(file: str, node: onnx.NodeProto, index: int) -> SourceLocation:
+    """Where node ``index`` of a graph is: its line, op type and name (``Add 'add_3'``)."""
+    label = node.name or f"{node.op_type}_{index}"
+    return SourceLocation(file, index + 1, 1, f"{node.op_type} {label!r}", label)
+
+
 class NodeContext:
     """One node being imported.
+
+    Its location and attributes are read from the protobuf when first asked
+    for: inferring shapes over a large graph visits every node once and
+    rarely needs either.
 
     Attributes:
         node: the ONNX node.
         opset: the model's default-domain opset.
         version: the operator version in effect at that opset.
-        where: the node's location (its position in the graph and name).
         graph: the graph's values.
+        inputs: the input names (read once from the protobuf).
     """
 
-    node: onnx.NodeProto
-    opset: int
-    version: int
-    where: SourceLocation
-    graph: GraphState
-    _attributes: dict[str, Any] = field(default_factory=dict)
-    #: The input names (read once from the protobuf).
-    inputs: list[str] = field(default_factory=list)
+    __slots__ = ("_attributes", "_file", "_index", "_where", "graph", "inputs", "node",
+                 "opset", "version")
 
-    def __post_init__(self) -> None:
-        for attribute in self.node.attribute:
-            self._attributes[attribute.name] = attribute
-        self.inputs = list(self.node.input)
+    def __init__(self, node: onnx.NodeProto, opset: int, version: int, graph: GraphState, *,
+                 file: str, index: int, where: SourceLocation | None = None) -> None:
+        self.node, self.opset, self.version, self.graph = node, opset, version, graph
+        self.inputs: list[str] = list(node.input)
+        self._file, self._index, self._where = file, index, where
+        self._attributes: dict[str, onnx.AttributeProto] | None = None
+
+    @property
+    def where(self) -> SourceLocation:
+        """The node's location (its position in the graph and name)."""
+        if self._where is None:
+            self._where = node_location(self._file, self.node, self._index)
+        return self._where
 
     @property
     def trace(self) -> FunctionTrace:
@@ -181,9 +201,10 @@ class NodeContext:
         Raises:
             OnnxImportError: the input is missing.
         """
-        if not self.has(index):
-            self.error(f"input {index}{f' ({what})' if what else ''} is required")
-        return self.graph.values[self.inputs[index]]
+        inputs = self.inputs
+        if index < len(inputs) and inputs[index]:
+            return self.graph.values[inputs[index]]
+        self.error(f"input {index}{f' ({what})' if what else ''} is required")
 
     def tensor(self, index: int, what: str = "") -> Tensor:
         """Input ``index`` as a traced tensor."""
@@ -239,10 +260,10 @@ class NodeContext:
     def ints(self, index: int, what: str) -> list[int]:
         """Input ``index`` as constant integers."""
         known = self.known(index, what)
-        const = known.constant
-        if const is None:
+        values = const_values(known.elements)
+        if values is None:
             self.error(f"input {index} ({what}) must be constant, not {list(known.elements)}")
-        return [int(v) for v in const.reshape(-1)]
+        return values
 
     def literal(self, index: int, what: str) -> np.ndarray:
         """Input ``index`` as a constant array."""
@@ -258,9 +279,14 @@ class NodeContext:
 
     def attr(self, name: str, default: Any = None) -> Any:
         """Attribute ``name`` as a Python value (tensors as numpy arrays)."""
-        attribute = self._attributes.get(name)
+        attribute = self._attribute_table().get(name)
         if attribute is None:
             return default
+        kind = attribute.type
+        if kind == onnx.AttributeProto.INT:  # the common kinds read directly
+            return attribute.i
+        if kind == onnx.AttributeProto.INTS:
+            return list(attribute.ints)
         value = helper.get_attribute_value(attribute)
         if isinstance(value, onnx.TensorProto):
             return numpy_helper.to_array(value)
@@ -272,7 +298,12 @@ class NodeContext:
 
     def has_attr(self, name: str) -> bool:
         """Whether attribute ``name`` is set."""
-        return name in self._attributes
+        return name in self._attribute_table()
+
+    def _attribute_table(self) -> dict[str, onnx.AttributeProto]:
+        if self._attributes is None:
+            self._attributes = {a.name: a for a in self.node.attribute}
+        return self._attributes
 
     def axis(self, axis: int, rank: int, what: str = "axis") -> int:
         """``axis`` normalized into ``[0, rank)``."""

@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -34,7 +35,13 @@ from symshape_mlir.frontend.source import SourceLocation, located
 from symshape_mlir.frontend.tensor import Tensor, TensorSpec
 from symshape_mlir.frontend.tracer import FunctionTrace
 from symshape_mlir.frontend.tracing import TracedFunction, trace, trace_module
-from symshape_mlir.onnx.context import GraphState, NodeContext, onnx_dtype, onnx_type_name
+from symshape_mlir.onnx.context import (
+    GraphState,
+    NodeContext,
+    node_location,
+    onnx_dtype,
+    onnx_type_name,
+)
 from symshape_mlir.onnx.errors import OnnxImportError
 from symshape_mlir.onnx.fold import fold
 from symshape_mlir.onnx.registry import lookup, lookup_evaluator
@@ -202,7 +209,36 @@ def literal(init: onnx.TensorProto, where: SourceLocation) -> Literal:
             "which the importer does not support",
             where,
         )
-    return Literal(numpy_helper.to_array(init))
+    return Literal(tensor_array(init))
+
+
+#: Element types whose ``raw_data`` is the array's bytes, little-endian as ONNX stores them
+#: (on a big-endian host the copy keeps the little-endian dtype; numpy computes with it).
+_RAW_LAYOUT: dict[int, np.dtype] = {
+    onnx.TensorProto.FLOAT: np.dtype("<f4"),
+    onnx.TensorProto.DOUBLE: np.dtype("<f8"),
+    onnx.TensorProto.INT64: np.dtype("<i8"),
+    onnx.TensorProto.INT32: np.dtype("<i4"),
+    onnx.TensorProto.INT16: np.dtype("<i2"),
+    onnx.TensorProto.INT8: np.dtype("i1"),
+    onnx.TensorProto.UINT8: np.dtype("u1"),
+    onnx.TensorProto.UINT64: np.dtype("<u8"),
+    onnx.TensorProto.BOOL: np.dtype("?"),
+}
+
+
+def tensor_array(init: onnx.TensorProto) -> np.ndarray:
+    """``init``'s data as a numpy array: its raw bytes read directly where their layout
+    is the array's (about 10x faster than ``numpy_helper.to_array`` on small tensors,
+    which shape computations are full of), else through ``numpy_helper``."""
+    layout = _RAW_LAYOUT.get(init.data_type)
+    if layout is not None and init.data_location != onnx.TensorProto.EXTERNAL \
+            and init.HasField("raw_data"):
+        raw = init.raw_data
+        dims = tuple(init.dims)
+        if len(raw) == layout.itemsize * math.prod(dims):
+            return np.frombuffer(raw, layout).reshape(dims).copy()
+    return numpy_helper.to_array(init)
 
 
 def _import_node(
@@ -210,14 +246,13 @@ def _import_node(
 ) -> None:
     """Imports one node: folded when its inputs are constants, evaluated when they are known
     data, else by its importer."""
-    label = node.name or f"{node.op_type}_{index}"
-    where = SourceLocation(file, index + 1, 1, f"{node.op_type} {label!r}", label)
+    where = node_location(file, node, index)
     if node.domain not in DEFAULT_DOMAINS:
         raise OnnxImportError(
             f"domain {node.domain!r} is not supported", where, node.op_type, node.name, opset
         )
     fn, version = lookup(node.op_type, opset)
-    context = NodeContext(node, opset, version or 0, where, state)
+    context = NodeContext(node, opset, version or 0, state, file=file, index=index, where=where)
     for position, input_name in enumerate(node.input):
         if input_name and input_name not in state.values:
             context.error(f"input {position} {input_name!r} is not defined before the node")
@@ -230,7 +265,7 @@ def _import_node(
                 try:
                     outputs = evaluate(context)
                 except Undecided as why:
-                    undecided = f"{node.op_type} node {label!r} cannot decide {why}"
+                    undecided = f"{node.op_type} node {where.name!r} cannot decide {why}"
             if outputs is None:
                 if fn is None:
                     detail = f"version {version} " if version is not None else ""

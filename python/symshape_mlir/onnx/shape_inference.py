@@ -39,7 +39,7 @@ import gc
 import logging
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,7 @@ import onnx
 
 import symshape_mlir.onnx.ops  # noqa: F401  (registers the rules)
 from symshape_mlir.extent.context import ExtentContext
-from symshape_mlir.extent.expr import Const, Sym
+from symshape_mlir.extent.expr import Const, Expr, Sym
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.frontend.errors import FrontendError
 from symshape_mlir.frontend.source import SourceLocation
@@ -135,6 +135,11 @@ class _Inference:
         self.opset = model_opset(model, file)
         self.context = ExtentContext()
         self.missing: set[str] = set()
+        self.weights: dict[tuple[int, ...], Shape] = {}
+        #: Rule outputs by op, attributes and inputs (see ``_apply``).
+        self.seen: dict[tuple[Any, ...], list[Value]] = {}
+        #: How many fresh symbols the rules have drawn.
+        self.drawn = 0
 
     def run(self, constants: Mapping[str, Any], shapes: dict[str, Shape]) -> None:
         graph = self.model.graph
@@ -144,16 +149,21 @@ class _Inference:
         if unknown:
             raise OnnxImportError(f"constants name no graph input: {sorted(unknown)}", here)
         for init in graph.initializer:
-            state.values[init.name] = _initializer(init, here)
+            state.values[init.name] = _initializer(init, here, self.weights)
         for name, array in constants.items():
             state.values[name] = Literal(np.asarray(array))
         for value in graph.input:
             if value.name not in state.values:
                 state.values[value.name] = self._argument(value, here)
         state.subgraph = lambda sub, parent: self._subgraph(state, sub, parent, shapes)
-        state.fresh = lambda lo, hi: self.context.fresh_symbol()
-        for index, node in enumerate(graph.node):
-            self._node(state, node, index, shapes)
+        state.fresh = self._fresh
+        try:
+            for index, node in enumerate(graph.node):
+                self._node(state, node, index, shapes)
+        finally:
+            # The closure holds the state that holds it: unlinked, the graph's values are
+            # freed when the run returns rather than by a collection over all of them.
+            state.subgraph = None
 
     def _argument(self, value: onnx.ValueInfoProto, where: SourceLocation) -> Abstract:
         spec = input_spec(value, where)
@@ -173,7 +183,7 @@ class _Inference:
     def _subgraph(self, state: GraphState, graph: onnx.GraphProto, parent: NodeContext,
                   shapes: dict[str, Shape]) -> list[Value]:
         for init in graph.initializer:
-            state.values[init.name] = _initializer(init, parent.where)
+            state.values[init.name] = _initializer(init, parent.where, self.weights)
         for node in graph.node:
             self._node(state, node, parent.where.line - 1, shapes)
         missing = [o.name for o in graph.output if o.name not in state.values]
@@ -184,18 +194,19 @@ class _Inference:
     def _node(self, state: GraphState, node: onnx.NodeProto, index: int,
               shapes: dict[str, Shape]) -> None:
         op = node.op_type
-        label = node.name or f"{op}_{index}"
-        where = SourceLocation(self.file, index + 1, 1, f"{op} {label!r}", label)
-        context = NodeContext(node, self.opset, 0, where, state)
+        context = NodeContext(node, self.opset, 0, state, file=self.file, index=index)
         if node.domain not in DEFAULT_DOMAINS:
             context.error(f"domain {node.domain!r} is not supported")
         values = state.values
-        if any(name and name not in values for name in context.inputs):
-            return  # an input no rule could give: its consumers are unknown too
+        data = True  # folding and evaluating need every input to be data
+        for name in context.inputs:
+            if name:
+                value = values.get(name)
+                if value is None:
+                    return  # an input no rule could give: its consumers are unknown too
+                data = data and type(value) is not Abstract
         rule = lookup_shape_rule(op, self.opset)
         try:
-            # Folding and evaluating need every input to be data.
-            data = not any(isinstance(values[name], Abstract) for name in context.inputs if name)
             outputs = fold(context) if data else None
             evaluate = lookup_evaluator(op, self.opset) if data else None
             if outputs is None and evaluate is not None:
@@ -207,7 +218,7 @@ class _Inference:
                 if rule is None:
                     self._missing(op)
                     return
-                outputs = rule(context)
+                outputs = self._apply(rule, context)
         except (FrontendError, ShapeError) as err:
             self._semantic(context, str(err))
             return
@@ -221,6 +232,24 @@ class _Inference:
                 state.values[name] = value
                 shapes[name] = shape_of(value)
 
+    def _apply(self, rule: Callable[[NodeContext], list[Value]],
+               context: NodeContext) -> list[Value]:
+        """``rule``'s outputs for the node, reused from an earlier node of the same op,
+        attributes and inputs (layers repeat): a rule is a function of those alone,
+        except where it draws a fresh symbol, which is never reused."""
+        key = _rule_key(context.node, context.inputs, context.graph.values)
+        outputs = self.seen.get(key) if key is not None else None
+        if outputs is None:
+            drawn = self.drawn
+            outputs = rule(context)
+            if key is not None and self.drawn == drawn:
+                self.seen[key] = outputs
+        return outputs
+
+    def _fresh(self, low: Expr, high: Expr) -> Sym:
+        self.drawn += 1
+        return self.context.fresh_symbol()
+
     def _semantic(self, context: NodeContext, message: str) -> None:
         if self.policy != "skip":
             context.error(message)
@@ -232,10 +261,13 @@ class _Inference:
         self.missing.add(op)
 
 
-def _initializer(init: onnx.TensorProto, where: SourceLocation) -> Value:
+def _initializer(init: onnx.TensorProto, where: SourceLocation,
+                 weights: dict[tuple[int, ...], Shape]) -> Value:
     """Initializers that may feed shape data (small integers and booleans, tiny floats that
-    may fold) as constants; the others by shape and element type, without reading them."""
-    count = math.prod(init.dims)
+    may fold) as constants; the others by shape and element type, without reading them.
+    ``weights`` holds the shapes of those already seen, by dims (models repeat a handful)."""
+    dims = tuple(init.dims)
+    count = math.prod(dims)
     if count <= KNOWN_LIMIT or (count <= FOLD_LIMIT and init.data_type in _DATA_TYPES):
         return literal(init, where)
     dtype = onnx_dtype(init.data_type)
@@ -243,7 +275,34 @@ def _initializer(init: onnx.TensorProto, where: SourceLocation) -> Value:
         raise OnnxImportError(
             f"initializer {init.name!r} has element type {onnx_type_name(init.data_type)}, "
             "which the importer does not support", where)
-    return Abstract(Shape([Exact(Const(int(n))) for n in init.dims]), dtype.numpy)
+    shape = weights.get(dims)
+    if shape is None:
+        shape = weights[dims] = Shape([Exact(Const(n)) for n in dims])
+    return Abstract(shape, dtype.numpy)
+
+
+_SUBGRAPHS = frozenset({onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS})
+
+
+def _rule_key(node: onnx.NodeProto, inputs: list[str],
+              values: Mapping[str, Value]) -> tuple[Any, ...] | None:
+    """What a shape rule's outputs depend on: the op, its attributes and its inputs by
+    content (``None`` for a node holding a subgraph or reading a large constant)."""
+    parts: list[Any] = [node.op_type]
+    for attribute in node.attribute:
+        if attribute.type in _SUBGRAPHS:
+            return None
+        parts.append(attribute.SerializeToString())
+    for name in inputs:
+        value = values[name] if name else None
+        if type(value) is Literal:
+            array = value.array
+            if array.size > KNOWN_LIMIT:
+                return None
+            parts.append((array.dtype.str, array.shape, array.tobytes()))
+        else:
+            parts.append(value)  # Abstract and Known compare by content
+    return tuple(parts)
 
 
 _DATA_TYPES = frozenset({onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.BOOL})

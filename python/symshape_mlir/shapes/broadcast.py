@@ -92,6 +92,25 @@ def _adopted(column: list[tuple[int, int, ShapeExtent]],
     return named if unnamed else None
 
 
+def _plain_broadcast(operands: list[Shape], rank: int) -> Shape | None:
+    """The broadcast of exact shapes whose every column holds one extent besides ones
+    (the common case: equal shapes, a bias, a mask), found without building columns;
+    ``None`` when some column needs the general rule."""
+    dims = [_ONE] * rank
+    for shape in operands:
+        offset = rank - shape.rank
+        for axis, extent in enumerate(shape.dims, offset):
+            if type(extent) is not Exact:
+                return None
+            current = dims[axis]
+            if extent == current or extent == _ONE:
+                continue
+            if current != _ONE:
+                return None
+            dims[axis] = extent
+    return Shape(dims)
+
+
 def broadcast_shapes(*shapes: ShapeLike, ctx: ExtentContext | None = None) -> Shape:
     """Broadcasts shapes numpy-style; see the module docstring for the policy.
 
@@ -109,9 +128,10 @@ def broadcast_shapes(*shapes: ShapeLike, ctx: ExtentContext | None = None) -> Sh
         BroadcastError: two extents in one dimension are provably incompatible.
     """
     operands = [as_shape(s) for s in shapes]
-    if operands and all(s.dims == operands[0].dims and s.is_exact for s in operands):
-        return Shape(operands[0].dims)  # one exact shape: nothing to broadcast or check
     rank = max((s.rank for s in operands), default=0)
+    plain = _plain_broadcast(operands, rank)
+    if plain is not None:
+        return plain
     dims: list[ShapeExtent] = []
     checks: list[ShapeCheck] = []
     for dim in range(rank):

@@ -114,7 +114,7 @@ def matmul_shape(lhs: ShapeLike, rhs: ShapeLike, *, ctx: ExtentContext | None = 
             )
     k_lhs, k_rhs = a[-1], b[-2]
     checks: list[ShapeCheck] = []
-    equal = (True if k_lhs is k_rhs else prove_eq(k_lhs.expr, k_rhs.expr, ctx)
+    equal = (True if k_lhs == k_rhs and k_lhs.is_exact else prove_eq(k_lhs.expr, k_rhs.expr, ctx)
              if isinstance(k_lhs, Exact) and isinstance(k_rhs, Exact) else None)
     if equal is False:
         raise ShapeError(

@@ -78,15 +78,20 @@ class Shape(Sequence[ShapeExtent]):
             its identity: equality and hashing look at the extents only.
     """
 
-    __slots__ = ("_checks", "_dims")
+    __slots__ = ("_checks", "_dims", "_hash")
 
     def __init__(
         self, items: Iterable[ShapeItem] = (), *, checks: Iterable[ShapeCheck] = ()
     ) -> None:
         if isinstance(items, str):
             raise TypeError("use Shape.parse() for shape text")
-        self._dims = tuple(i if isinstance(i, ShapeExtent) else _as_item(i) for i in items)
-        self._checks = tuple(checks)
+        dims = tuple(items)
+        for item in dims:  # a loop, not a generator: shape rules build many small shapes
+            if not isinstance(item, ShapeExtent):
+                dims = tuple(map(_as_item, dims))
+                break
+        self._dims = dims
+        self._checks = checks if type(checks) is tuple else tuple(checks)
 
     @classmethod
     def parse(cls, text: str) -> Shape:
@@ -133,7 +138,11 @@ class Shape(Sequence[ShapeExtent]):
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(self._dims)
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash: int = hash(self._dims)
+            return self._hash
 
     def __str__(self) -> str:
         return format_shape(self._dims)

@@ -472,15 +472,20 @@ def concat(node: NodeContext) -> list[Value] | None:
 @evaluator("Gather", since=13)
 def gather(node: NodeContext) -> list[Value] | None:
     known, indices = data(node, 0), data(node, 1)
-    picks = None if indices is None else indices.constant
-    if known is None or picks is None:
+    if known is None or indices is None:
         return None
     axis = node.axis(node.attr("axis", 0), len(known.shape))
     extent = known.shape[axis]
+    pick = indices.elements[0] if indices.shape == () else None
+    if len(known.shape) == 1 and isinstance(pick, Const):  # one element of a shape vector
+        if not -extent <= pick.value < extent:
+            node.error(f"indices {pick.value} are out of range for extent {extent}")
+        return [Known((), (known.elements[pick.value],), known.dtype)]
+    picks = indices.constant
+    if picks is None:
+        return None
     if np.any((picks < -extent) | (picks >= extent)):
         node.error(f"indices {picks.tolist()} are out of range for extent {extent}")
-    if len(known.shape) == 1 and picks.ndim == 0:  # one element of a shape vector
-        return [Known((), (known.elements[int(picks)],), known.dtype)]
     return [from_array(np.take(known_array(known), picks, axis=axis), known.dtype)]
 
 

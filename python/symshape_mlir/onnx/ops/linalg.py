@@ -80,8 +80,9 @@ def matmul_rule(node: NodeContext) -> list[Value]:
     a, b = node.shape(0), node.shape(1)
     if a.rank == 0 or b.rank == 0:
         node.error("inputs must have rank 1 or more")
-    if b.rank == 2 and a.rank >= 2 and a[-1] is b[0]:  # activations times a weight
-        return [abstract(Shape([*a[:-1], b[1]]), node.element_type(0))]
+    if b.rank == 2 and a.rank >= 2 and a[-1] == b[0] and a[-1].is_exact:
+        # activations times a weight: nothing to broadcast or check
+        return [abstract(Shape((*a.dims[:-1], b[1])), node.element_type(0))]
     lhs = Shape([Exact(1), *a]) if a.rank == 1 else a
     rhs = Shape([*b, Exact(1)]) if b.rank == 1 else b
     try:
