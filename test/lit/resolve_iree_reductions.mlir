@@ -119,3 +119,90 @@ func.func @add_to_no_rows(%x: tensor<0x?xf32>, %y: tensor<0x?xf32>) -> tensor<0x
   %s = arith.addf %x, %y : tensor<0x?xf32>
   return %s : tensor<0x?xf32>
 }
+
+// -----
+
+// A reduction of a transpose (fuzzer p142003437: of a broadcast, all three
+// returned): IREE 3.13 fuses the transpose into the reduction's dispatch as
+// a dead second result and puts it on the stack at 2^53 - 1 rows. The
+// reduction reads the transpose's source, over the source's axis.
+// CHECK-LABEL: func.func @row_sums_of_a_transpose
+// CHECK-SAME:    (%[[X:[^:]*]]: tensor<?x?xf32>
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<?x?xf32>)
+// CHECK:         %[[S:.*]] = linalg.reduce ins(%[[X]] : tensor<?x?xf32>) outs(%{{.*}} : tensor<?xf32>) dimensions = [0]
+// CHECK:         return %[[T]], %[[S]]
+func.func @row_sums_of_a_transpose(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[a, b]>})
+    -> (tensor<?x?xf32>, tensor<?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %b = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %te = tensor.empty(%b, %a) : tensor<?x?xf32>
+  %t = linalg.transpose ins(%x : tensor<?x?xf32>) outs(%te : tensor<?x?xf32>) permutation = [1, 0]
+  %e = tensor.empty(%b) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.reduce ins(%t : tensor<?x?xf32>) outs(%z : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %q = arith.addf %in, %acc : f32
+      linalg.yield %q : f32
+    }
+  return %t, %s : tensor<?x?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// Two kept axes that the transpose swaps: read from the source, the result
+// would have them in the other order, so the reduction stays on the
+// transpose.
+// CHECK-LABEL: func.func @sums_of_a_swap
+// CHECK:         %[[T:.*]] = linalg.transpose
+// CHECK:         linalg.reduce ins(%[[T]] : tensor<?x?x?xf32>) outs(%{{.*}} : tensor<?x?xf32>) dimensions = [2]
+func.func @sums_of_a_swap(%x: tensor<?x?x?xf32> {symshape.axes = #symshape.shape<[a, b, c]>})
+    -> tensor<?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %a = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %b = tensor.dim %x, %c1 : tensor<?x?x?xf32>
+  %c = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %te = tensor.empty(%b, %a, %c) : tensor<?x?x?xf32>
+  %t = linalg.transpose ins(%x : tensor<?x?x?xf32>) outs(%te : tensor<?x?x?xf32>) permutation = [1, 0, 2]
+  %e = tensor.empty(%b, %a) : tensor<?x?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s = linalg.reduce ins(%t : tensor<?x?x?xf32>) outs(%z : tensor<?x?xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %q = arith.addf %in, %acc : f32
+      linalg.yield %q : f32
+    }
+  return %s : tensor<?x?xf32>
+}
+
+// -----
+
+// Reducing the first two axes of a transpose [2, 0, 1]: the kept axis is the
+// source's axis 1, the reduced ones its axes 2 and 0.
+// CHECK-LABEL: func.func @sums_over_two_axes
+// CHECK-SAME:    (%[[X:[^:]*]]: tensor<?x?x?xf32>
+// CHECK:         linalg.reduce ins(%[[X]] : tensor<?x?x?xf32>) outs(%{{.*}} : tensor<?xf32>) dimensions = [0, 2]
+func.func @sums_over_two_axes(%x: tensor<?x?x?xf32> {symshape.axes = #symshape.shape<[a, b, c]>})
+    -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %a = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %b = tensor.dim %x, %c1 : tensor<?x?x?xf32>
+  %c = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %te = tensor.empty(%c, %a, %b) : tensor<?x?x?xf32>
+  %t = linalg.transpose ins(%x : tensor<?x?x?xf32>) outs(%te : tensor<?x?x?xf32>) permutation = [2, 0, 1]
+  %e = tensor.empty(%b) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.reduce ins(%t : tensor<?x?x?xf32>) outs(%z : tensor<?xf32>) dimensions = [0, 1]
+    (%in: f32, %acc: f32) {
+      %q = arith.addf %in, %acc : f32
+      linalg.yield %q : f32
+    }
+  return %s : tensor<?xf32>
+}

@@ -606,6 +606,15 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["r"], b["n"])), _normal(rng, (b["n"],))),
         lambda x, v: (np.zeros(x.shape[0], np.float32),),
     ),
+    # A reduction of a returned transpose of a broadcast (transposed_reductions.mlir).
+    "row_sums_of_a_transposed_spread": Program(
+        "transposed_reductions.mlir",
+        "row_sums_of_a_transposed_spread",
+        ({"a": 4, "b": 3}, {"a": 1, "b": 5}, {"a": 0, "b": 2}, {"a": 3, "b": 0}),
+        lambda rng, b: (_normal(rng, (b["a"], b["b"])), _normal(rng, (b["b"],))),
+        lambda x, v: (np.broadcast_to(v, x.shape), np.broadcast_to(v, x.shape).T,
+                      np.broadcast_to(v, x.shape).T.sum(axis=1)),
+    ),
     # One element spread over a 1 x 1 tensor (unit_broadcasts.mlir).
     "spread_one_element": Program(
         "unit_broadcasts.mlir",

@@ -923,3 +923,52 @@ def test_sum_gathered_and_returned() -> None:
     module = _loaded(SUM_GATHERED_AND_RETURNED)
     total, _ = module.invoke("f", np.zeros((0, 1), np.float32), np.ones(1, np.float32))
     np.testing.assert_array_equal(np.asarray(total), [2.0])
+
+
+# %v broadcast to %x's rows, its transpose and the transpose's row sums, all
+# returned. IREE fuses the broadcast and the transpose into the sums'
+# dispatch as a second result of one generic, which another dispatch
+# computes for the return; left dead, it is bufferized on the stack with
+# the reduced axis (%x's rows, unbounded) at 2^53 - 1, and compilation fails
+# ("exceeded stack allocation limit of 32768 bytes ... Got
+# 288230376151711744 bytes"). `symshape-resolve{target=iree}` makes a
+# reduction of a transpose reduce the transpose's source
+# (`reduce_untransposed`); test/lit/resolve_iree_reductions.mlir shows the
+# shielded form.
+REDUCTION_OF_A_RETURNED_TRANSPOSE = """
+func.func @f(%v: tensor<?xf32>, %x: tensor<?x?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %v, %c0 : tensor<?xf32>
+  %e = tensor.empty(%rows, %n) : tensor<?x?xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%v : tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<?x?xf32>
+  %te = tensor.empty(%n, %rows) : tensor<?x?xf32>
+  %t = linalg.transpose ins(%b : tensor<?x?xf32>) outs(%te : tensor<?x?xf32>) permutation = [1, 0]
+  %se = tensor.empty(%n) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%se : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.reduce ins(%t : tensor<?x?xf32>) outs(%z : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %q = arith.addf %in, %acc : f32
+      linalg.yield %q : f32
+    }
+  return %b, %t, %s : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 puts a dead fused transpose on the stack")
+def test_reduction_of_a_returned_transpose() -> None:
+    module = _loaded(REDUCTION_OF_A_RETURNED_TRANSPOSE)
+    v = np.arange(3, dtype=np.float32)
+    spread, transposed, sums = module(v, np.zeros((4, 2), np.float32))
+    np.testing.assert_array_equal(spread, np.broadcast_to(v, (4, 3)))
+    np.testing.assert_array_equal(transposed, np.broadcast_to(v, (4, 3)).T)
+    np.testing.assert_array_equal(sums, 4 * v)

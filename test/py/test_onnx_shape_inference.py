@@ -150,3 +150,53 @@ def test_repeated_nodes_reuse_rules_but_never_a_fresh_count() -> None:
     shapes = infer_shapes(model, build=False, policy="override")
     assert [str(shapes[o]) for o in "abtuv"] == [
         "[2, _d0]", "[2, _d1]", "[3, n]", "[3, n]", "[n, 3]"]
+
+
+_INT = TensorProto.INT64
+_GATHERS = {
+    "Gather": ([helper.make_node("Gather", ["x", "i"], ["y"], axis=1)],
+               [_info("x", ["b", "t", 4]), _info("i", ["n", 2], _INT)], "[b, n, 2, 4]"),
+    "GatherElements": ([helper.make_node("GatherElements", ["x", "i"], ["y"], axis=-1)],
+                       [_info("x", ["b", "t"]), _info("i", ["b", "k"], _INT)], "[b, k]"),
+    "GatherND": ([helper.make_node("GatherND", ["x", "i"], ["y"], batch_dims=1)],
+                 [_info("x", ["b", "h", "w", 3]), _info("i", ["b", "n", 2], _INT)],
+                 "[b, n, 3]"),
+    "ScatterND": ([helper.make_node("ScatterND", ["x", "i", "u"], ["y"])],
+                  [_info("x", ["s", 4]), _info("i", ["n", 1], _INT), _info("u", ["n", 4])],
+                  "[s, 4]"),
+    "ScatterElements": ([helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=0)],
+                        [_info("x", ["s", 4]), _info("i", ["n", 4], _INT),
+                         _info("u", ["n", 4])], "[s, 4]"),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_GATHERS))
+def test_gathers_and_scatters(op: str) -> None:
+    """The shape rules of gathers and scatters (shapes/gather.py) give the traced shapes."""
+    nodes, inputs, expected = _GATHERS[op]
+    model = _model(nodes, inputs, [_info("y", None)])
+    for build in (True, False):
+        assert str(infer_shapes(model, build=build, policy="override")["y"]) == expected
+
+
+@pytest.mark.parametrize(("op", "node", "inputs", "message"), [
+    ("GatherElements", helper.make_node("GatherElements", ["x", "i"], ["y"], axis=1),
+     [_info("x", [3, 4]), _info("i", [5, 2], _INT)], "indices extent 5 along axis 0 exceeds 3"),
+    ("GatherND", helper.make_node("GatherND", ["x", "i"], ["y"]),
+     [_info("x", [3, 4]), _info("i", [2, 3], _INT)],
+     "3 indices after 0 batch axes do not fit rank 2"),
+    ("ScatterND", helper.make_node("ScatterND", ["x", "i", "u"], ["y"]),
+     [_info("x", [3, 4]), _info("i", [2, 1], _INT), _info("u", [2])],
+     "updates have rank 1, not 2 (indices rank - 1 + data rank - 1)"),
+    ("ScatterElements", helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=0),
+     [_info("x", [3]), _info("i", [2, 1], _INT), _info("u", [2, 1])],
+     "data, indices and updates have ranks 1, 2 and 2, not one rank"),
+])
+def test_gather_and_scatter_errors(op: str, node: onnx.NodeProto, inputs: list[onnx.ValueInfoProto],
+                                   message: str) -> None:
+    """The rules and the import reject the same shapes with the same reason."""
+    model = _model([node], inputs, [_info("y", None)])
+    for build in (True, False):
+        with pytest.raises(OnnxImportError) as raised:
+            infer_shapes(model, build=build)
+        assert str(raised.value).endswith(message), (build, str(raised.value))

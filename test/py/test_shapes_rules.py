@@ -2,7 +2,7 @@
 
 import pytest
 
-from symshape_mlir.extent import ExtentContext, UpperBound, parse_expr
+from symshape_mlir.extent import ExtentContext, ShapeExtent, UpperBound, parse_expr
 from symshape_mlir.shapes import (
     BroadcastError,
     Shape,
@@ -168,3 +168,17 @@ def test_concat_names_the_conflicting_operand_and_axis() -> None:
     assert str(info.value) == "axis 0: batch and time are different axes unless proven equal"
     with pytest.raises(ShapeError, match=r"ranks differ: \[1, 2\]"):
         concat_shape([[4], [4, 4]], 0)
+
+
+def test_concat_unifies_through_the_given_rule() -> None:
+    """A caller's unification (inference records obligations) sees each other axis of each
+    later operand, with the extent kept so far; the concatenated axis is still summed."""
+    seen: list[tuple[str, str, int, int]] = []
+
+    def unify(kept: ShapeExtent, extent: ShapeExtent, axis: int, operand: int) -> ShapeExtent:
+        seen.append((str(kept), str(extent), axis, operand))
+        return extent
+
+    shape = concat_shape([["a", 4, "x"], ["b", "n", "y"], ["c", 1, "z"]], 1, unify)
+    assert str(shape) == "[c, n + 5, z]"
+    assert seen == [("a", "b", 0, 1), ("x", "y", 2, 1), ("b", "c", 0, 2), ("y", "z", 2, 2)]

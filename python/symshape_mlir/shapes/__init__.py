@@ -11,8 +11,9 @@ one source of shape semantics for inference, the frontend and the runtime.
 * :func:`matmul_shape`, :func:`reduce_shape`, :func:`reduce_all_shape`,
   :func:`unary_shape`, :func:`elementwise_shape`, :func:`concat_shape` — the
   op-family rules; reshape's ``-1`` (:mod:`~symshape_mlir.shapes.reshape`),
-  slices and ranges (:mod:`~symshape_mlir.shapes.slices`) and sliding
-  windows (:mod:`~symshape_mlir.shapes.windows`) in their own modules;
+  slices and ranges (:mod:`~symshape_mlir.shapes.slices`), sliding
+  windows (:mod:`~symshape_mlir.shapes.windows`) and gathers and scatters
+  (:mod:`~symshape_mlir.shapes.gather`) in their own modules;
 * :func:`extract_bindings` — axis bindings from concrete input shapes;
 * :func:`unify_shapes` — name unification.
 

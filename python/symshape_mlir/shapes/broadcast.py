@@ -103,7 +103,7 @@ def _plain_broadcast(operands: list[Shape], rank: int) -> Shape | None:
             if type(extent) is not Exact:
                 return None
             current = dims[axis]
-            if extent == current or extent == _ONE:
+            if extent in (current, _ONE):
                 continue
             if current != _ONE:
                 return None

@@ -11,7 +11,7 @@ batch dimensions; a concatenation unifies the other axes and sums its own.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from symshape_mlir.extent.context import ExtentContext
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
@@ -127,9 +127,28 @@ def matmul_shape(lhs: ShapeLike, rhs: ShapeLike, *, ctx: ExtentContext | None = 
     return Shape((*batch, a[-2], b[-1]), checks=(*batch.checks, *checks))
 
 
-def concat_shape(shapes: Sequence[ShapeLike], axis: int) -> Shape:
+#: How a concatenation unifies one extent of a later operand with the one kept so
+#: far: ``unify(kept, extent, axis, operand)`` returns the extent to keep.
+Unify = Callable[[ShapeExtent, ShapeExtent, int, int], ShapeExtent]
+
+
+def _unify_axis(kept: ShapeExtent, extent: ShapeExtent, axis: int, operand: int) -> ShapeExtent:
+    """:func:`~symshape_mlir.shapes.unify.unify_extents`, its conflict naming ``axis`` and
+    ``operand``."""
+    try:
+        unified, _ = unify_extents(kept, extent)
+    except AxisConflictError as err:
+        raise AxisConflictError(err.reason, err.extents, axis, operand) from None
+    return unified
+
+
+def concat_shape(shapes: Sequence[ShapeLike], axis: int, unify: Unify = _unify_axis) -> Shape:
     """Result shape of ``numpy.concatenate`` along ``axis`` (non-negative):
     the other axes unified operand by operand, ``axis`` the sum of its extents.
+
+    ``unify`` is the unification of two extents of one axis; by default
+    :func:`~symshape_mlir.shapes.unify.unify_extents` (inference passes its
+    own, which records what it cannot prove as an obligation).
 
     Example:
         >>> str(concat_shape([["batch", 4], ["batch", "n"]], 1))
@@ -149,11 +168,5 @@ def concat_shape(shapes: Sequence[ShapeLike], axis: int) -> Shape:
     dims = list(operands[0])
     for index, shape in enumerate(operands[1:], start=1):
         for a, extent in enumerate(shape):
-            if a == axis:
-                dims[a] = dims[a] + extent
-                continue
-            try:
-                dims[a], _ = unify_extents(dims[a], extent)
-            except AxisConflictError as err:
-                raise AxisConflictError(err.reason, err.extents, a, index) from None
+            dims[a] = dims[a] + extent if a == axis else unify(dims[a], extent, a, index)
     return Shape(dims)

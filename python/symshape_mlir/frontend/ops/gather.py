@@ -45,6 +45,12 @@ from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.frontend.vjp import primitive, save
+from symshape_mlir.shapes.gather import (
+    gather_nd_shape,
+    gather_shape,
+    take_along_axis_shape,
+    take_shape,
+)
 from symshape_mlir.shapes.reshape import numel
 from symshape_mlir.shapes.rules import normalize_axes
 from symshape_mlir.shapes.shape import Shape
@@ -125,7 +131,7 @@ def gather_along(a: Tensor, positions: Tensor, axis: int, where: SourceLocation)
     trace = a.trace
     k = positions.ndim
     rank = a.ndim - 1 + k
-    shape = Shape([*a.shape[:axis], *positions.shape, *a.shape[axis + 1:]])
+    shape = take_shape(a.symbolic_shape, positions.symbolic_shape, axis)
     sources = [*((a, d) for d in range(axis)), *((positions, d) for d in range(k)),
                *((a, d) for d in range(axis + 1, a.ndim))]
     init = emit_empty(trace, shape, a.dtype, sources, where)
@@ -154,8 +160,8 @@ def _gather(a: Tensor, starts: Tensor, axes: Sequence[int], where: SourceLocatio
     """``symshape.gather`` of whole slices at ``starts[..., k]`` along ``axes[k]`` (collapsed)."""
     trace = a.trace
     sizes = ", ".join("1" if k in axes else f"dim(0, {k})" for k in range(a.ndim))
-    rest = [a.shape[k] for k in range(a.ndim) if k not in axes]
-    shape = Shape([*starts.shape[:-1], *rest])
+    slices = [1 if k in axes else a.shape[k] for k in range(a.ndim)]
+    shape = gather_shape(starts.symbolic_shape, slices, axes)
     listed = ", ".join(map(str, axes))
     name = trace.ssa("gather")
     trace.emit(
@@ -253,20 +259,12 @@ def take_along_axis(a: Tensor, indices: Tensor, axis: int) -> Tensor:
     """
     where = user_location()
     _check_indices("take_along_axis", indices, where)
-    if indices.ndim != a.ndim:
-        raise ShapeError(f"take_along_axis at {where}: indices have rank {indices.ndim}, "
-                         f"not {a.ndim}")
     try:
-        (axis,) = normalize_axes((axis,), a.ndim)
+        shape = take_along_axis_shape(a.symbolic_shape, indices.symbolic_shape, axis)
     except ShapeError as err:
         raise ShapeError(f"take_along_axis at {where}: {err}") from None
-    for k in range(a.ndim):
-        have, most = indices.shape[k], a.shape[k]
-        if k != axis and have.is_exact and most.is_exact and isinstance(have.expr, Const) \
-                and isinstance(most.expr, Const) and have.expr.value > most.expr.value:
-            raise ShapeError(f"take_along_axis at {where}: indices extent {have} along axis {k} "
-                             f"exceeds {most}")
-    _readable(a, list(range(a.ndim)), indices.symbolic_shape, where)
+    axis %= a.ndim
+    _readable(a, list(range(a.ndim)), shape, where)
     save(axis=axis)
     extent = a.trace.dim_index(a, axis, where)
     loops = tuple(f"d{d}" for d in range(a.ndim))
@@ -275,7 +273,7 @@ def take_along_axis(a: Tensor, indices: Tensor, axis: int) -> Tensor:
         position = clamped_position(block, values[0], indices.dtype.mlir, extent)
         return [position if k == axis else index[k] for k in range(a.ndim)]
 
-    return _read(a, [Operand(indices, loops)], indices.symbolic_shape, coordinates, where)
+    return _read(a, [Operand(indices, loops)], shape, coordinates, where)
 
 
 @primitive("gather_nd")
@@ -295,17 +293,13 @@ def gather_nd(a: Tensor, indices: Tensor, batch_dims: int = 0) -> Tensor:
     """
     where = user_location()
     _check_indices("gather_nd", indices, where)
-    last = indices.shape[-1] if indices.ndim else None
-    if last is None or not last.is_exact or not isinstance(last.expr, Const):
-        raise ShapeError(f"gather_nd at {where}: the last axis of the indices must have a "
-                         f"constant extent")
-    k = last.expr.value
-    if not 0 <= batch_dims < indices.ndim or batch_dims + k > a.ndim:
-        raise ShapeError(f"gather_nd at {where}: {k} indices after {batch_dims} batch axes do "
-                         f"not fit rank {a.ndim}")
+    try:
+        shape = gather_nd_shape(a.symbolic_shape, indices.symbolic_shape, batch_dims)
+    except ShapeError as err:
+        raise ShapeError(f"gather_nd at {where}: {err}") from None
     trace = a.trace
     outer = indices.ndim - 1
-    shape = Shape([*indices.shape[:-1], *a.shape[batch_dims + k:]])
+    k = a.ndim - batch_dims - (shape.rank - outer)  # the indexed axes of `a`
     _readable(a, list(range(batch_dims, batch_dims + k)), shape, where)
     extents = [trace.dim_index(a, batch_dims + c, where) for c in range(k)]
     inputs = [Operand(indices, (*(f"d{d}" for d in range(outer)), str(c))) for c in range(k)]

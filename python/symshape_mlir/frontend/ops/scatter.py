@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from symshape_mlir.extent.expr import Const
 from symshape_mlir.frontend.dtypes import DType, i32
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.ops.broadcasting import same_extent
@@ -54,7 +53,7 @@ from symshape_mlir.frontend.source import SourceLocation, user_location
 from symshape_mlir.frontend.tensor import Tensor
 from symshape_mlir.frontend.tracer import tensor_type
 from symshape_mlir.frontend.vjp import ADError, Cotangents, Node, primitive, save, vjp_rule
-from symshape_mlir.shapes.rules import normalize_axes
+from symshape_mlir.shapes.gather import put_along_axis_shape, scatter_nd_shape
 
 __all__ = [
     "REDUCTIONS", "clipped_position", "put_along_axis", "scatter_add_nd", "scatter_along",
@@ -160,17 +159,13 @@ def scatter_nd(data: Tensor, indices: Tensor, updates: Tensor, reduction: str = 
     """
     where = user_location()
     _check("scatter_nd", data, indices, updates, reduction, where)
-    last = indices.shape[-1] if indices.ndim else None
-    if last is None or not last.is_exact or not isinstance(last.expr, Const) \
-            or not 0 < last.expr.value <= data.ndim:
-        raise ShapeError(f"scatter_nd at {where}: the last axis of the indices must have a "
-                         f"constant extent from 1 to {data.ndim}")
-    k = last.expr.value
+    try:
+        scatter_nd_shape(data.symbolic_shape, indices.symbolic_shape, updates.symbolic_shape)
+    except ShapeError as err:
+        raise ShapeError(f"scatter_nd at {where}: {err}") from None
     batch = indices.ndim - 1
-    if updates.ndim != batch + data.ndim - k:
-        raise ShapeError(f"scatter_nd at {where}: updates have rank {updates.ndim}, not "
-                         f"{batch + data.ndim - k} (indices rank - 1 + data rank - {k})")
     rank = data.ndim
+    k = rank + batch - updates.ndim  # the indexed axes of `data`
     update_loops = [f"d{rank + b}" for b in range(batch)]
     trace = data.trace
     reads = [Operand(indices, (*update_loops, str(j))) for j in range(k)]
@@ -196,13 +191,12 @@ def put_along_axis(data: Tensor, indices: Tensor, updates: Tensor, axis: int,
     """
     where = user_location()
     _check("put_along_axis", data, indices, updates, reduction, where)
-    if not indices.ndim == updates.ndim == data.ndim:
-        raise ShapeError(f"put_along_axis at {where}: data, indices and updates have ranks "
-                         f"{data.ndim}, {indices.ndim} and {updates.ndim}, not one rank")
     try:
-        (axis,) = normalize_axes((axis,), data.ndim)
+        put_along_axis_shape(data.symbolic_shape, indices.symbolic_shape, updates.symbolic_shape,
+                             axis)
     except ShapeError as err:
         raise ShapeError(f"put_along_axis at {where}: {err}") from None
+    axis %= data.ndim
     save(axis=axis)
     rank = data.ndim
     # Loops: data's axes, then the position along `axis` of the update; the

@@ -30,6 +30,7 @@ from symshape_mlir.inference.rules.common import (
     with_origins,
 )
 from symshape_mlir.inference.state import InferenceState
+from symshape_mlir.shapes.gather import gather_shape
 from symshape_mlir.walk import enclosing_function
 
 __all__: list[str] = []
@@ -205,12 +206,9 @@ def _gather(op: ir.Operation, state: InferenceState) -> Facts:
             state.require_at_most(size, available[axis], op,
                                   f"gather slice_sizes[{axis}] lies within the operand extent",
                                   within, operand_origins[axis], self_checked=True)
-    batch_origins = state.origins(indices)[:-1]
-    kept = [a for a in range(len(sizes)) if a not in collapsed]
-    return [with_origins(
-        [*index_shape[:-1], *(sizes[a] for a in kept)],
-        [*batch_origins, *(size_origins[a] for a in kept)],
-    )]
+    kept = [size_origins[a] for a in range(len(sizes)) if a not in collapsed]
+    return [with_origins(gather_shape(index_shape, sizes, collapsed).dims,
+                         [*state.origins(indices)[:-1], *kept])]
 
 
 def truncate_stage(op: ir.Operation, state: InferenceState) -> str:

@@ -65,6 +65,7 @@ from symshape_mlir.inference.rules.common import (
     with_origins,
 )
 from symshape_mlir.inference.state import CacheKind, InferenceState, const_extent, describe
+from symshape_mlir.shapes.rules import concat_shape
 
 __all__ = ["mixed_sizes", "propagates_elements"]
 
@@ -73,7 +74,6 @@ _EXACT = Strength.EXACT
 _UNKNOWN = Strength.UNKNOWN
 
 Facts = list[ValueFacts | None]
-_ZERO = const_extent(0)
 _ONE = const_extent(1)
 
 
@@ -445,28 +445,22 @@ def _reshape(op: ir.Operation, state: InferenceState) -> Facts:
 
 @register("tensor.concat")
 def _concat(op: ir.Operation, state: InferenceState) -> Facts:
-    axis = int_attr(op, "dim")
     operands = list(op.operands)
-    shapes = [state.shape(v, op) for v in operands]
-    first = list(shapes[0])
-    total: ShapeExtent = _ZERO
-    for index, shape in enumerate(shapes):
-        total = g.add(total, shape[axis])
-        for other in range(len(first)):
-            if other != axis and index:
-                first[other] = state.unify(
-                    first[other], shape[other], op,
-                    describe("axis {} of operand #0 and operand #{}", other, index),
-                    same_dims(operands[0], other, operands[index], other),
-                    state.origins(operands[index])[other])
-    first[axis] = total
+
+    def unify(kept: ShapeExtent, extent: ShapeExtent, axis: int, index: int) -> ShapeExtent:
+        return state.unify(kept, extent, op,
+                           describe("axis {} of operand #0 and operand #{}", axis, index),
+                           same_dims(operands[0], axis, operands[index], axis),
+                           state.origins(operands[index])[axis])
+
+    shape = concat_shape([state.shape(v, op) for v in operands], int_attr(op, "dim"), unify)
     elements = None
     if propagates_elements(op.result.type):
         parts = [state.elements(v) for v in operands]
         known = [p for p in parts if p is not None]
         if len(known) == len(parts):
             elements = tuple(e for p in known for e in p)
-    return [ValueFacts(shape=tuple(first), elements=elements)]
+    return [ValueFacts(shape=shape.dims, elements=elements)]
 
 
 @register("tensor.pad")

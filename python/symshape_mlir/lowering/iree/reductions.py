@@ -11,7 +11,7 @@ from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.iree.folding import has_empty_axis
 from symshape_mlir.walk import collect_ops
 
-__all__ = ["shield_empty_reductions"]
+__all__ = ["reduce_untransposed", "shield_empty_reductions"]
 
 
 # Named linalg ops whose every operand axis is one loop of the op
@@ -98,3 +98,62 @@ def shield_empty_reductions(func: ir.Operation, facts: InferenceState | None) ->
             result.replace_all_uses_with(init)
         shielded += 1
     return shielded
+
+
+def _untransposed_dimensions(op: ir.Operation) -> tuple[ir.Value, list[int]] | None:
+    """The source and reduced axes that let ``linalg.reduce`` ``op`` read past the
+    ``linalg.transpose`` giving its one input, or None: each kept axis of the
+    transpose must come from a later source axis than the one before it, so
+    that the result keeps its axis order."""
+    if len(op.operands) != 2:
+        return None
+    transpose = op.operands[0].owner
+    if not isinstance(transpose, ir.OpView) or transpose.name != "linalg.transpose":
+        return None
+    perm = list(ir.DenseI64ArrayAttr(transpose.attributes["permutation"]))
+    reduced = set(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+    kept = [perm[axis] for axis in range(len(perm)) if axis not in reduced]
+    if kept != sorted(kept):
+        return None
+    return transpose.operands[0], sorted(perm[axis] for axis in reduced)
+
+
+def reduce_untransposed(func: ir.Operation) -> int:
+    """Makes each ``linalg.reduce`` of a ``linalg.transpose`` reduce the
+    transpose's source over the source axes of its reduced axes, where the
+    kept axes stay in order; returns how many.
+
+    IREE 3.13 fuses the transpose (and a broadcast that makes its source)
+    into the reduction's dispatch as a second result of one
+    ``linalg.generic``; where the function also returns the transpose and
+    its source, that result is computed by another dispatch and left dead
+    in this one, and the dead result is bufferized on the stack with the
+    reduced extent at the largest size IREE allows (2^53 - 1): the
+    dispatch fails to compile (``exceeded stack allocation limit of 32768
+    bytes ... Got 288230376151711744 bytes``, fuzzer p142003437). Read
+    from the source, the reduction fuses nothing that another dispatch
+    also computes:
+
+    .. code-block:: mlir
+
+        %t = linalg.transpose ins(%x : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>)
+            permutation = [1, 0]
+        %s = linalg.reduce ins(%t : tensor<?x?xf32>) outs(%z : tensor<?xf32>)
+            dimensions = [1]
+        // becomes
+        %s = linalg.reduce ins(%x : tensor<?x?xf32>) outs(%z : tensor<?xf32>)
+            dimensions = [0]
+
+    The same elements reduce into each result element, each reduced loop
+    running over the same extent.
+    """
+    rewritten = 0
+    for op in collect_ops(func, lambda o: o.name == "linalg.reduce"):
+        found = _untransposed_dimensions(op)
+        if found is None:
+            continue
+        source, dimensions = found
+        op.operands[0] = source
+        op.attributes["dimensions"] = ir.DenseI64ArrayAttr.get(dimensions)
+        rewritten += 1
+    return rewritten

@@ -43,7 +43,7 @@ from symshape_mlir.lowering.iree.captures import shield_captured_tensors, shield
 from symshape_mlir.lowering.iree.casts import shield_static_casts
 from symshape_mlir.lowering.iree.elementwise import merge_equal_elementwise
 from symshape_mlir.lowering.iree.hints import insert_upper_bound_hints
-from symshape_mlir.lowering.iree.reductions import shield_empty_reductions
+from symshape_mlir.lowering.iree.reductions import reduce_untransposed, shield_empty_reductions
 from symshape_mlir.lowering.iree.reshapes import shield_reshape_sizes, shield_reshape_sources
 from symshape_mlir.lowering.iree.slices import (
     shield_empty_slice_offsets,
@@ -207,6 +207,18 @@ SHIELDS: tuple[Shield, ...] = (
         reproducers=_bugs("test_sum_over_a_folded_zero"),
         findings=("p95000891", "p103001420"),
         apply=lambda func, _: shield_empty_reductions(func, None),
+    ),
+    Shield(
+        name="reductions_of_transposes", phase="after-lowering", kind="workaround",
+        iree="3.13",
+        symptom="a transpose (of a broadcast) fused into the dispatch of its reduction as a "
+                "second result that another dispatch computes is left dead and bufferized "
+                "on the stack at 2^53 - 1 along the reduced axis ('exceeded stack "
+                "allocation limit'); the reduction reads the transpose's source",
+        where=(_IREE + "reductions.reduce_untransposed",),
+        reproducers=_bugs("test_reduction_of_a_returned_transpose"),
+        findings=("p142003437",),
+        apply=lambda func, _: reduce_untransposed(func),
     ),
     Shield(
         name="empty_slice_offsets", phase="after-lowering", kind="workaround", iree="3.13",

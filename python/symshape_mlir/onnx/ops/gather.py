@@ -15,6 +15,8 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from symshape_mlir.extent.expr import Const
@@ -23,11 +25,19 @@ from symshape_mlir.frontend.ops.gather import gather_nd as gather_nd_
 from symshape_mlir.frontend.ops.gather import take, take_along_axis
 from symshape_mlir.frontend.ops.scatter import put_along_axis, scatter_nd
 from symshape_mlir.onnx.context import NodeContext
-from symshape_mlir.onnx.ops.abstract import abstract, like
+from symshape_mlir.onnx.ops.abstract import abstract
 from symshape_mlir.onnx.ops.data import data
 from symshape_mlir.onnx.ops.shape import exact_dims
 from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Known, Literal, Value
+from symshape_mlir.shapes.errors import ShapeError
+from symshape_mlir.shapes.gather import (
+    gather_nd_shape,
+    put_along_axis_shape,
+    scatter_nd_shape,
+    take_along_axis_shape,
+    take_shape,
+)
 from symshape_mlir.shapes.shape import Shape
 
 __all__: list[str] = []
@@ -84,28 +94,38 @@ def scatter_elements(node: NodeContext) -> list[Value]:
 # -- shape rules --------------------------------------------------------------------------
 
 
+def _rule(node: NodeContext, rule: Callable[..., Shape], *args: object) -> list[Value]:
+    """The output of the shared shape ``rule`` over ``args`` with input 0's element type
+    (its :class:`ShapeError` located at the node)."""
+    try:
+        return [abstract(rule(*args), node.element_type(0))]
+    except ShapeError as err:
+        node.error(str(err))
+
+
 @shape_rule("Gather", since=13)
 def gather_rule(node: NodeContext) -> list[Value]:
-    data, indices = node.shape(0), node.shape(1)
-    axis = node.axis(node.attr("axis", 0), data.rank)
-    return [abstract(Shape([*data[:axis], *indices, *data[axis + 1:]]), node.element_type(0))]
+    return _rule(node, take_shape, node.shape(0), node.shape(1), node.attr("axis", 0))
 
 
 @shape_rule("GatherElements", since=13)
 def gather_elements_rule(node: NodeContext) -> list[Value]:
-    return [like(node, 1, dtype=node.element_type(0))]
+    return _rule(node, take_along_axis_shape, node.shape(0), node.shape(1),
+                 node.attr("axis", 0))
 
 
 @shape_rule("GatherND", since=13)
 def gather_nd_rule(node: NodeContext) -> list[Value]:
-    data, indices = node.shape(0), node.shape(1)
-    depth = indices[-1] if indices.rank else None
-    if depth is None or not depth.is_exact or not isinstance(depth.expr, Const):
-        node.error("the last axis of the indices must have a constant extent")
-    start = int(node.attr("batch_dims", 0)) + depth.expr.value
-    return [abstract(Shape([*indices[:-1], *data[start:]]), node.element_type(0))]
+    return _rule(node, gather_nd_shape, node.shape(0), node.shape(1),
+                 int(node.attr("batch_dims", 0)))
 
 
-@shape_rule("ScatterND", "ScatterElements", since=13)
-def scatter_rule(node: NodeContext) -> list[Value]:
-    return [like(node)]
+@shape_rule("ScatterND", since=13)
+def scatter_nd_rule(node: NodeContext) -> list[Value]:
+    return _rule(node, scatter_nd_shape, node.shape(0), node.shape(1), node.shape(2))
+
+
+@shape_rule("ScatterElements", since=13)
+def scatter_elements_rule(node: NodeContext) -> list[Value]:
+    return _rule(node, put_along_axis_shape, node.shape(0), node.shape(1), node.shape(2),
+                 node.attr("axis", 0))
