@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import operator
+import typing
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TypeAlias, Union, overload
 
@@ -85,10 +86,11 @@ class Shape(Sequence[ShapeExtent]):
     ) -> None:
         if isinstance(items, str):
             raise TypeError("use Shape.parse() for shape text")
-        dims = tuple(items)
-        for item in dims:  # a loop, not a generator: shape rules build many small shapes
+        given = tuple(items)
+        dims = typing.cast(tuple[ShapeExtent, ...], given)
+        for item in given:  # a loop, not a generator: shape rules build many small shapes
             if not isinstance(item, ShapeExtent):
-                dims = tuple(map(_as_item, dims))
+                dims = tuple(map(_as_item, given))
                 break
         self._dims = dims
         self._checks = checks if type(checks) is tuple else tuple(checks)
