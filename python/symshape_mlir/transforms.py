@@ -50,8 +50,10 @@ from typing import Any, overload
 
 from symshape_mlir import runtime
 from symshape_mlir.frontend import autodiff
+from symshape_mlir.frontend.source import user_location
 from symshape_mlir.frontend.tensor import Tensor, TensorSpec
 from symshape_mlir.frontend.tracing import TracedFunction, input_specs, trace
+from symshape_mlir.frontend.vjp import ADError
 
 __all__ = ["VJP", "Gradient", "grad", "jit", "value_and_grad", "vjp"]
 
@@ -122,8 +124,18 @@ def _compile(traced: TracedFunction, target: str, options: dict[str, Any]) -> An
     return getattr(executable, traced.name)
 
 
-def _unwrapped(fun: Callable[..., Any]) -> Callable[..., Any]:
-    """The Python function of a ``jit`` function (itself otherwise)."""
+def _unwrapped(fun: Callable[..., Any], transform: str) -> Callable[..., Any]:
+    """The Python function of a ``jit`` function (itself otherwise).
+
+    Raises:
+        ADError: ``fun`` is itself a derivative (``grad(grad(f))``), whose
+            ``__wrapped__`` is the function it differentiates: unwrapping
+            it would silently drop one differentiation.
+    """
+    if isinstance(fun, (Gradient, VJP)):
+        raise ADError(
+            f"{transform} of {fun!r}: differentiating a derivative (a gradient of a "
+            "gradient) is not supported", primitive=transform, location=user_location())
     return getattr(fun, "__wrapped__", fun)
 
 
@@ -146,7 +158,7 @@ class Gradient:
     def __init__(self, fun: Callable[..., Any], argnums: int | Sequence[int], has_aux: bool,
                  with_value: bool, inputs: Sequence[TensorSpec] | None, target: str,
                  options: dict[str, Any]) -> None:
-        self.fun = _unwrapped(fun)
+        self.fun = _unwrapped(fun, "value_and_grad" if with_value else "grad")
         self._argnums = argnums
         self._has_aux = has_aux
         self._with_value = with_value
@@ -219,7 +231,9 @@ def grad(fun: Callable[..., Any], argnums: int | Sequence[int] = 0, *, has_aux: 
         target, **options: as :func:`jit`.
 
     Raises:
-        ADError: (on the first call) a non-scalar or integer output, an
+        ADError: ``fun`` is itself a ``grad``, ``value_and_grad`` or ``vjp``
+            (a gradient of a gradient is not supported); on the first
+            call, a non-scalar or integer output, an
             integer argument in ``argnums``, ``argnums`` out of range, an op
             without a VJP rule on the way, or an upper bound where a rule
             needs an exact extent.
@@ -247,7 +261,7 @@ class VJP:
 
     def __init__(self, fun: Callable[..., Any], inputs: Sequence[TensorSpec] | None,
                  target: str, options: dict[str, Any]) -> None:
-        self.fun = _unwrapped(fun)
+        self.fun = _unwrapped(fun, "vjp")
         self._inputs = tuple(inputs) if inputs is not None else None
         self._target = target
         self._options = options

@@ -30,6 +30,7 @@ from symshape_mlir.runtime.entry import BoundFunction, EntryPoint
 from symshape_mlir.runtime.errors import (
     AxisBindingError,
     PlanError,
+    RuntimeCallError,
     SignatureError,
     UnplannableSizeError,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "Plan",
     "PlanError",
     "ResultSizes",
+    "RuntimeCallError",
     "SignatureError",
     "Specialization",
     "Stats",

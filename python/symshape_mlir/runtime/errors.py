@@ -2,7 +2,9 @@
 
 Argument errors reuse the backend's and the binding extraction's classes:
 `SignatureError` (wrong count, rank, dtype, static extent, out-of-range
-scalar) and `AxisBindingError` (one named axis with two sizes)::
+scalar) and `AxisBindingError` (one named axis with two sizes); a call that
+fails a run-time check inside the module is the backend's
+`RuntimeCallError`::
 
     >>> exe.add(np.zeros((5, 4), np.float32), np.zeros((3, 4), np.float32))  # both [batch, 4]
     AxisBindingError: axis 'batch': input 1 has 3, input 0 has 5
@@ -12,10 +14,12 @@ from __future__ import annotations
 
 import logging
 
-from symshape_mlir.backend.errors import BackendError, SignatureError
+from symshape_mlir.backend.errors import BackendError, RuntimeCallError, SignatureError
 from symshape_mlir.shapes.errors import AxisBindingError
 
-__all__ = ["AxisBindingError", "PlanError", "SignatureError", "UnplannableSizeError"]
+__all__ = [
+    "AxisBindingError", "PlanError", "RuntimeCallError", "SignatureError", "UnplannableSizeError",
+]
 
 logger = logging.getLogger(__name__)
 

@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 from mlir import ir
 
 from symshape_mlir.backend.artifact import CompiledModule
@@ -77,6 +78,9 @@ def _source_text(module: Any) -> tuple[str, str | None]:
         path = Path(module)
         return path.read_text(), str(path)
     if isinstance(module, str):
+        if "\n" not in module and "{" not in module and module.strip():
+            # One line without a region is no module: a path that names no file.
+            raise FileNotFoundError(f"no file {module!r} (and not MLIR text)")
         return module, None
     operation = getattr(module, "operation", None)
     if operation is None or not hasattr(operation, "get_asm"):
@@ -341,12 +345,18 @@ class Executable:
             functions: Restrict to these functions (default: all).
 
         Raises:
-            PipelineError, InvalidPipelineError: ``symshape-specialize``
-                rejects a binding (an undeclared axis name, a bad value).
+            KeyError: ``functions`` names a function the module does not export.
+            ValueError: a binding names an axis that none of the functions
+                declares, binds one to a negative size, or gives no function
+                all of its named axes.
+            TypeError: a size that is not an integer.
             CompileError: ``iree-compile`` fails.
         """
         chosen = list(functions) if functions is not None else list(self._entries)
+        for name in chosen:
+            self[name]  # an unknown name raises
         for binding in bindings:
+            self._check_binding(binding, chosen)
             entries = [
                 self._entries[name]
                 for name in chosen
@@ -354,11 +364,30 @@ class Executable:
                 and set(self._entries[name].named_axes) <= set(binding)
             ]
             if not entries:
-                continue
+                needs = "; ".join(f"@{name}: {', '.join(self._entries[name].named_axes)}"
+                                  for name in chosen if self._entries[name].named_axes)
+                raise ValueError(f"pre_specialize: the binding {dict(binding)} gives no "
+                                 f"function all of its named axes ({needs or 'none has any'})")
             modules = self.load_variant(binding)
             for entry in entries:
                 entry.variants.pre_specialize(
                     tuple(int(binding[n]) for n in entry.named_axes), modules)
+
+    def _check_binding(self, binding: Mapping[str, int], chosen: Sequence[str]) -> None:
+        """Refuses a `pre_specialize` binding before anything is compiled."""
+        declared = {axis for name in chosen for axis in self._entries[name].named_axes}
+        for axis, size in binding.items():
+            if axis not in declared:
+                raise ValueError(
+                    f"pre_specialize: axis {axis!r} is not a named axis of "
+                    f"{', '.join('@' + name for name in chosen)} "
+                    f"(named axes: {', '.join(sorted(declared)) or 'none'})")
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+                raise TypeError(f"pre_specialize: axis {axis!r} is bound to {size!r}, "
+                                "not an integer")
+            if size < 0:
+                raise ValueError(f"pre_specialize: axis {axis!r} is bound to {size}: "
+                                 "sizes are non-negative")
 
     def in_background(self, name: str, binding: Mapping[str, int],
                       build: Callable[[], None]) -> None:
@@ -437,7 +466,8 @@ class Executable:
         """``exe.mlp``: the entry point of a function."""
         entries: dict[str, EntryPoint] | None = self.__dict__.get("_entries")
         if entries is None or name not in entries:
-            raise AttributeError(name)
+            exported = f" (the module exports: {', '.join(entries)})" if entries else ""
+            raise AttributeError(f"no function @{name}{exported}", name=name, obj=self)
         return entries[name]
 
     def _only(self) -> EntryPoint:

@@ -20,7 +20,8 @@ wrap-around). With exact operands:
   decided condition is the chosen operand — how an ONNX-style ``-1`` entry,
   computed as ``select(t == -1, numel floordiv known, t)``, resolves;
 * sign-preserving casts (``index_cast``, ``extsi``, ``index.casts``) keep
-  the value; zero-extending ones (``index_castui``, ``extui``,
+  the value (of an integer scalar argument: its raw value, read by the
+  runtime from the call); zero-extending ones (``index_castui``, ``extui``,
   ``index.castu``) only a non-negative one; ``trunci`` only one provably
   within the narrower type.
 
@@ -59,7 +60,7 @@ from symshape_mlir.extent.prove import (
 from symshape_mlir.inference.engine import join_facts
 from symshape_mlir.inference.facts import ValueFacts
 from symshape_mlir.inference.registry import register
-from symshape_mlir.inference.rules.common import MAX_ELEMENTS, const_int
+from symshape_mlir.inference.rules.common import MAX_ELEMENTS, const_int, scalar_value
 from symshape_mlir.inference.rules.elementwise import unify_operand_shapes
 from symshape_mlir.inference.state import CacheKind, InferenceState, const_extent, type_shape
 
@@ -229,6 +230,8 @@ def _signed_cast(op: ir.Operation, state: InferenceState) -> Facts:
         # Sign extension of an i1 (held as 0 or 1) gives 0 or -1.
         return _elementwise(op, state, lambda v: Exact(canon.neg(v[0].expr))
                             if isinstance(v[0], Exact) else UNKNOWN)
+    if not isinstance(op.result.type, ir.ShapedType):
+        return [ValueFacts(value=scalar_value(state, op.operands[0]))]
     return _elementwise(op, state, lambda v: v[0])
 
 

@@ -136,6 +136,18 @@ def raw_scalar(state: InferenceState, value: ir.Value) -> ShapeExtent:
     return state.fresh_signed(("raw", value))
 
 
+def scalar_value(state: InferenceState, value: ir.Value) -> ShapeExtent:
+    """The value of an integer scalar operand. An integer scalar argument of
+    the function whose value is not known is an integer of unknown sign
+    (keyed ``("raw", arg)``, as a 0-d tensor argument's element), which a
+    runtime reads from the call before launch; so a size cast from it
+    (``arith.index_cast %n : i32 to index``) is planned from its value."""
+    known = state.value(value)
+    if known.strength is _UNKNOWN and is_integer_like(value.type) and _is_argument(value):
+        return state.fresh_signed(("raw", value))
+    return known
+
+
 def read_elements(state: InferenceState, value: ir.Value) -> tuple[ShapeExtent, ...] | None:
     """The elements of a 0-d/1-D integer tensor that a rule reads as sizes.
 
