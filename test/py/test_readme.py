@@ -726,9 +726,7 @@ def _own_body(x: Tensor["n", 4, f32]):  # noqa: F821
 
 
 def _scatter_mul(x: Tensor["n", 4, f32], i: Tensor["n", 1, i64]):  # noqa: F821
-    from symshape_mlir.frontend.ops.scatter import put_along_axis
-
-    return fe.sum(put_along_axis(x, i, x[:, :1], axis=1, reduction="mul"))
+    return fe.sum(fe.put_along_axis(x, i, x[:, :1], axis=1, reduction="mul"))
 
 
 @pytest.mark.parametrize(("make", "args", "primitive", "message"), [

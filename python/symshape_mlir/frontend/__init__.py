@@ -16,7 +16,6 @@ Example:
 import sys
 
 # The scatters, which also hold the VJP rules of the gathers (their transposes).
-import symshape_mlir.frontend.ops.scatter  # noqa: F401
 from symshape_mlir.frontend.dtypes import (
     DType,
     bf16,
@@ -73,7 +72,7 @@ from symshape_mlir.frontend.ops.elementwise import (
     subtract,
     where,
 )
-from symshape_mlir.frontend.ops.gather import take
+from symshape_mlir.frontend.ops.gather import gather_nd, take, take_along_axis
 from symshape_mlir.frontend.ops.indexing import getitem
 from symshape_mlir.frontend.ops.joining import split, stack
 from symshape_mlir.frontend.ops.linalg import matmul
@@ -93,6 +92,7 @@ from symshape_mlir.frontend.ops.reductions import all, any, max, mean, min, prod
 from symshape_mlir.frontend.ops.reorder import flip, roll
 from symshape_mlir.frontend.ops.repeating import repeat, tile
 from symshape_mlir.frontend.ops.scan import cumprod, cumsum
+from symshape_mlir.frontend.ops.scatter import put_along_axis, scatter_nd
 from symshape_mlir.frontend.ops.shape_ops import (
     broadcast_to,
     concatenate,
@@ -185,6 +185,7 @@ __all__ = [
     "floor_divide",
     "full",
     "full_like",
+    "gather_nd",
     "gelu",
     "getitem",
     "greater",
@@ -225,6 +226,7 @@ __all__ = [
     "pool",
     "power",
     "prod",
+    "put_along_axis",
     "relu",
     "remainder",
     "repeat",
@@ -232,6 +234,7 @@ __all__ = [
     "roll",
     "round",
     "rsqrt",
+    "scatter_nd",
     "sigmoid",
     "sign",
     "sin",
@@ -246,6 +249,7 @@ __all__ = [
     "sum",
     "swapaxes",
     "take",
+    "take_along_axis",
     "tanh",
     "tile",
     "topk",
