@@ -406,7 +406,8 @@ def test_extent_arithmetic_and_numpy_functions(cache_dir: Path) -> None:
 
     @symshape_mlir.jit(cache_dir=cache_dir)
     def shapes(x: Tensor["batch", 6, f32]):  # noqa: F821
-        assert int(x.shape[1]) == 6
+        assert int(x.shape[1]) == 6 and x.shape[1] == 6 and x.shape[1] != 5
+        assert list(range(x.shape[1])) == [0, 1, 2, 3, 4, 5] and x.shape[0] != 6
         return x.reshape(x.shape[0] * 2, -1), x / x.shape[-1]
 
     @symshape_mlir.jit(cache_dir=cache_dir)

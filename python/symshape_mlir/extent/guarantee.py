@@ -271,10 +271,18 @@ class Exact(ShapeExtent):
         return Exact(fn(self._expr))
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is Exact and other._expr is self._expr
+        """Exact extents are equal when their expressions are (interned: identical); a
+        constant one also equals its ``int``, as a static numpy axis would
+        (``x.shape[1] == 4`` while tracing)."""
+        if type(other) is Exact:
+            return other._expr is self._expr
+        if isinstance(other, int) and not isinstance(other, bool):
+            return type(self._expr) is Const and self._expr.value == other
+        return False
 
     def __hash__(self) -> int:
-        return hash((Exact, self._expr))
+        expr = self._expr
+        return hash(expr.value) if type(expr) is Const else hash((Exact, expr))
 
     def __str__(self) -> str:
         return str(self._expr)
