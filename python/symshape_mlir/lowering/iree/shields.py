@@ -299,7 +299,8 @@ SHIELDS: tuple[Shield, ...] = (
         symptom="a transpose of a contraction's result is fused into the contraction as "
                 "a permuted output map, and the CPU kernel runs at a fraction of its "
                 "speed (attention's head merge after P.V, BERT-base 4 x 384: 29 ms "
-                "against 16 ms, one thread): a barrier keeps the transpose out",
+                "against 16 ms, one thread): a barrier keeps the transpose out of contractions "
+                "of 2^20 multiply-adds or more",
         where=(_IREE + "contractions.separate_contraction_transposes",),
         apply=lambda func, _: separate_contraction_transposes(func),
     ),
