@@ -23,6 +23,8 @@ phase, the IREE symptom, the strict-xfail reproducers in
   of 1;
 * :mod:`~symshape_mlir.lowering.iree.reshapes`: run-time reshape sizes and
   the loop, branch or barrier results such reshapes read;
+* :mod:`~symshape_mlir.lowering.iree.contractions`: transposes of
+  contraction results, kept out of the contraction's dispatch;
 * :mod:`~symshape_mlir.lowering.iree.elementwise`: equal elementwise
   tensors;
 * :mod:`~symshape_mlir.lowering.iree.layouts`: convolutions channels-last
