@@ -184,3 +184,20 @@ def test_threads_share_one_executable(tmp_path: Path) -> None:
     assert failures == []
     stats = exe.stats()
     assert stats["hits"] + stats["misses"] == 160
+
+
+def test_static_variants_get_the_targets_static_flags(tmp_path: Path) -> None:
+    """Static variants are compiled with the target's flags for static shapes (vector
+    loops peeled on llvm-cpu), the dynamic module without them; a flag the caller sets
+    itself is not given twice (iree-compile refuses a repeated option)."""
+    peel = "--iree-llvmcpu-vector-pproc-strategy"
+    for flags, expected in (((), f"{peel}=peel"), ((f"{peel}=mask",), f"{peel}=mask")):
+        cache = tmp_path / expected.rsplit("=", 1)[1]
+        exe = runtime.compile(EXAMPLE, cache_dir=cache, hot_after=None, flags=flags)
+        exe.pre_specialize([{"batch": 3}])
+        x, w1, b1, w2 = _mlp_args(3)
+        np.testing.assert_allclose(exe.mlp(x, w1, b1, w2), _mlp_ref(x, w1, b1, w2), rtol=1e-5)
+        recorded = [json.loads(p.read_text())["flags"] for p in cache.glob("*.json")]
+        assert sorted(sum(f.startswith(peel) for f in r) for r in recorded) == [
+            len(flags), 1]
+        assert all(expected in r for r in recorded if any(f.startswith(peel) for f in r))

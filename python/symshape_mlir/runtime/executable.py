@@ -218,7 +218,17 @@ class Executable:
 
     def _requested_flags(self, bindings: str, packed: PackedParams | None) -> tuple[str, ...]:
         tiling = self._tiling(bindings, packed)
-        return (*target_flags(self.target, data_tiling=tiling), *self._extra_flags)
+        return (*target_flags(self.target, data_tiling=tiling), *self._flags(bindings))
+
+    def _flags(self, bindings: str) -> tuple[str, ...]:
+        """The caller's flags, after the target's flags for static variants (``bindings``
+        given) that the caller does not set itself."""
+        if not bindings:
+            return self._extra_flags
+        given = {flag.split("=", 1)[0] for flag in self._extra_flags}
+        static = tuple(flag for flag in get_target(self.target).static_flags
+                       if flag.split("=", 1)[0] not in given)
+        return (*static, *self._extra_flags)
 
     def _compile_text(
         self, bindings: str, packed: PackedParams | None = None
@@ -253,7 +263,7 @@ class Executable:
                 return compile_module(
                     resolved,
                     self.target,
-                    flags=self._extra_flags,
+                    flags=self._flags(bindings),
                     data_tiling=tiling,
                     locate_phase=False,
                 )
@@ -264,7 +274,7 @@ class Executable:
                 # IREE 3.13: every variant must compile, so retry without.
                 logger.info("retrying %s without data tiling: %s", what, first)
                 return compile_module(
-                    resolved, self.target, flags=self._extra_flags, data_tiling=False
+                    resolved, self.target, flags=self._flags(bindings), data_tiling=False
                 )
 
         compiled = self._timed(what, build)
