@@ -7,6 +7,8 @@ import logging
 from mlir import ir
 
 from symshape_mlir.lowering.iree import convolutions_channels_last
+from symshape_mlir.lowering.iree.layouts import hide_transposed_inputs
+from symshape_mlir.lowering.iree.sinking import sink_transposes
 from symshape_mlir.pipeline import ModulePass
 from symshape_mlir.walk import functions
 
@@ -24,10 +26,13 @@ class RelayoutConvolutions(ModulePass):
     :mod:`symshape_mlir.lowering.iree.layouts`). Each
     ``linalg.conv_2d_nchw_fchw``, ``linalg.depthwise_conv_2d_nchw_chw``,
     ``linalg.conv_1d_ncw_fcw`` and ``linalg.depthwise_conv_1d_ncw_cw``
-    becomes its channels-last op, its input transposed behind a
-    ``util.optimization_barrier`` (so that IREE does not fuse the
-    transpose into it), its kernel transposed (behind a barrier unless
-    computed from constants), its result transposed back. Runs after
+    becomes its channels-last op, its input transposed, its kernel
+    transposed, its result transposed back; then, in static functions, the
+    transposes move down through elementwise ops, pads and slices until
+    they cancel (:mod:`symshape_mlir.lowering.iree.sinking`), and an input
+    still transposed goes behind a ``util.optimization_barrier`` (so that
+    IREE does not fuse the transpose into it), and so does a kernel not
+    computed from constants. Runs after
     ``canonicalize`` so that a static variant's barriers carry static
     types.
 
@@ -57,5 +62,8 @@ class RelayoutConvolutions(ModulePass):
 
     def run(self, module: ir.Operation) -> None:
         """Rewrites the convolutions of every function of ``module``."""
-        count = sum(convolutions_channels_last(func) for func in functions(module))
-        logger.debug("relayout %d convolutions", count)
+        for func in functions(module):
+            count = convolutions_channels_last(func)
+            moved = sink_transposes(func) if count else 0
+            hide_transposed_inputs(func)
+            logger.debug("relayout %d convolutions, %d transposes moved", count, moved)

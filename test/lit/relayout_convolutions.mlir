@@ -8,10 +8,10 @@
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<?x3x?x?xf32>, %[[W:[^:]*]]: tensor<8x3x3x3xf32>, %[[I:[^:]*]]: tensor<?x8x?x?xf32>)
 // CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W]] : tensor<8x3x3x3xf32>) outs(%{{.*}} : tensor<3x3x3x8xf32>) permutation = [2, 3, 1, 0]
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<?x3x?x?xf32>) outs(%{{.*}} : tensor<?x?x?x3xf32>) permutation = [0, 2, 3, 1]
-// CHECK: %[[XB:.*]] = "util.optimization_barrier"(%[[XT]])
-// CHECK: %[[XS:.*]] = "flow.tensor.tie_shape"(%[[XB]]
 // CHECK: %[[WB:.*]] = "util.optimization_barrier"(%[[WT]]) : (tensor<3x3x3x8xf32>) -> tensor<3x3x3x8xf32>
 // CHECK: %[[IT:.*]] = linalg.transpose ins(%[[I]] : tensor<?x8x?x?xf32>) outs(%{{.*}} : tensor<?x?x?x8xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[XB:.*]] = "util.optimization_barrier"(%[[XT]])
+// CHECK: %[[XS:.*]] = "flow.tensor.tie_shape"(%[[XB]]
 // CHECK: %[[Y:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XS]], %[[WB]] : tensor<?x?x?x3xf32>, tensor<3x3x3x8xf32>) outs(%[[IT]] : tensor<?x?x?x8xf32>)
 // CHECK: %[[R:.*]] = linalg.transpose ins(%[[Y]] : tensor<?x?x?x8xf32>) outs(%{{.*}} : tensor<?x8x?x?xf32>) permutation = [0, 3, 1, 2]
 // CHECK: return %[[R]]

@@ -1,0 +1,256 @@
+"""Transposes moved down to where they cancel: one layout between convolutions.
+
+After :func:`~symshape_mlir.lowering.iree.layouts.convolutions_channels_last`
+every convolution of a CNN reads a channels-last copy of its input and
+writes a transpose back to channels-first; the bias, activation, padding
+and residual additions between two convolutions run channels-first. IREE
+3.13 cannot cancel the pairs across them (the input's transpose sits
+behind a barrier), so each convolution paid two materialized transposes
+(mobilenet_v2 at 2x96x80: ``transpose_2x48x49x41`` and
+``transpose_2x48x572`` at 5 % of the time each). Here a transpose is
+moved below the ops that read it, one op at a time, until it meets its
+inverse:
+
+.. code-block:: mlir
+
+    %t = linalg.transpose ins(%y : tensor<1x4x4x8xf32>) ... permutation = [0, 3, 1, 2]
+    %a = linalg.generic {indexing_maps = [#id, #bias, #id], ...}
+        ins(%t, %b : tensor<1x8x4x4xf32>, tensor<8x1x1xf32>) outs(%e : tensor<1x8x4x4xf32>)
+
+becomes the same generic over the transpose's source (its maps permuted)
+and a transpose of its result:
+
+.. code-block:: mlir
+
+    %a0 = linalg.generic {indexing_maps = [#id, #bias, #nhwc], ...}
+        ins(%y, %b : tensor<1x4x4x8xf32>, tensor<8x1x1xf32>) outs(%e0 : tensor<1x4x4x8xf32>)
+    %a = linalg.transpose ins(%a0 : tensor<1x4x4x8xf32>) ... permutation = [0, 3, 1, 2]
+
+with ``#nhwc = (d0, d1, d2, d3) -> (d0, d2, d3, d1)``: the iteration space
+is unchanged, so every other operand keeps its map. A generic that is
+not elementwise (a global average pool) reads the source through the
+permuted map and keeps its result: the transpose is absorbed. A
+transpose moves only when every reader can take it (a
+``linalg.generic`` reading it as an input, a ``tensor.pad`` with static
+amounts, a static ``tensor.extract_slice`` of the same rank, or another
+transpose), so it is never duplicated; two transposes in a row become
+one, and none when they undo each other. Static shapes
+only: the dynamic module keeps its layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mlir import ir
+from mlir.dialects import linalg, tensor
+
+from symshape_mlir.walk import collect_ops
+
+__all__ = ["sink_transposes"]
+
+# Rewrites of one function at most (a guard: each one moves a transpose
+# down past one op, which ends on any finite function).
+_MAX_REWRITES = 100_000
+
+
+def _permutation(op: ir.OpView) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+
+
+def _inverse(permutation: Sequence[int]) -> list[int]:
+    inverse = [0] * len(permutation)
+    for position, axis in enumerate(permutation):
+        inverse[axis] = position
+    return inverse
+
+
+def _static(value: ir.Value) -> bool:
+    type_ = value.type
+    return isinstance(type_, ir.RankedTensorType) and type_.has_static_shape
+
+
+def _source_map(map_: ir.AffineMap, permutation: Sequence[int]) -> ir.AffineMap:
+    """The map that reads ``x`` where ``map_`` read ``transpose(x, permutation)``."""
+    inverse = _inverse(permutation)
+    results = list(map_.results)
+    return ir.AffineMap.get(map_.n_dims, map_.n_symbols, [results[inverse[a]] for a in
+                                                          range(len(permutation))])
+
+
+def _permuted_type(type_: ir.RankedTensorType, permutation: Sequence[int]) -> ir.RankedTensorType:
+    """The type of ``x`` when ``transpose(x, permutation)`` has ``type_``."""
+    inverse = _inverse(permutation)
+    return ir.RankedTensorType.get([type_.shape[inverse[a]] for a in range(type_.rank)],
+                                   type_.element_type, type_.encoding,
+                                   loc=ir.Location.unknown())
+
+
+def _transposed(value: ir.Value, permutation: Sequence[int]) -> ir.Value:
+    source = ir.RankedTensorType(value.type)
+    init = tensor.EmptyOp([source.shape[p] for p in permutation], source.element_type)
+    return linalg.transpose(value, outs=[init.result], permutation=list(permutation)).results[0]
+
+
+def _generic(op: ir.OpView, value: ir.Value) -> bool:
+    """Whether ``op`` is a generic that can read ``value``'s source instead (any
+    generic reading ``value`` as an input, not as an init)."""
+    if op.name != "linalg.generic":
+        return False
+    inits = len(op.results)
+    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    return all(m.n_symbols == 0 for m in maps) and all(
+        operand != value for operand in list(op.operands)[len(op.operands) - inits:])
+
+
+def _relayout_result(op: ir.OpView) -> bool:
+    """Whether ``op``'s result can take the layout of an input it reads
+    transposed: one elementwise result written through the identity into a
+    ``tensor.empty``."""
+    if len(op.results) != 1:
+        return False
+    iterators = ir.ArrayAttr(op.attributes["iterator_types"])
+    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    init = op.operands[len(op.operands) - 1]
+    rank = ir.RankedTensorType(init.type).rank
+    return (all("parallel" in str(it) for it in iterators)
+            and maps[-1] == ir.AffineMap.get_identity(rank) and _static(init)
+            and isinstance(init.owner, ir.OpView) and init.owner.name == "tensor.empty")
+
+
+def _pad(op: ir.OpView, value: ir.Value) -> bool:
+    """Whether ``op`` pads ``value`` by static amounts with a value not made in its body."""
+    if op.name != "tensor.pad" or op.operands[0] != value or len(op.operands) != 1:
+        return False
+    body = op.regions[0].blocks[0]
+    yielded = body.operations[len(body.operations) - 1].operands[0]
+    return len(body.operations) == 1 and not (
+        isinstance(yielded, ir.BlockArgument) and yielded.owner == body)
+
+
+def _slice(op: ir.OpView, value: ir.Value) -> bool:
+    """Whether ``op`` slices ``value`` by static offsets, sizes and strides, keeping its rank."""
+    return (op.name == "tensor.extract_slice" and len(op.operands) == 1
+            and op.operands[0] == value and _static(op.results[0])
+            and ir.RankedTensorType(op.results[0].type).rank
+            == ir.RankedTensorType(value.type).rank)
+
+
+def _sinkable(use: ir.OpOperand, value: ir.Value) -> bool:
+    owner = use.owner
+    if not isinstance(owner, ir.OpView):
+        return False
+    return (owner.name == "linalg.transpose" and owner.operands[0] == value) or _generic(
+        owner, value) or _pad(owner, value) or _slice(owner, value)
+
+
+def _sink_into_generic(op: ir.OpView, transpose: ir.OpView) -> None:
+    """``op`` reads ``transpose``'s source; an elementwise result
+    (`_relayout_result`) is written permuted, and transposed back."""
+    permutation = _permutation(transpose)
+    value, source = transpose.results[0], transpose.operands[0]
+    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    relayout = _relayout_result(op)
+    last = len(op.operands) - len(op.results)
+    for i in range(last):
+        if op.operands[i] == value:
+            op.operands[i] = source
+            maps[i] = _source_map(maps[i], permutation)
+    if not relayout:
+        op.attributes["indexing_maps"] = ir.ArrayAttr.get(
+            [ir.AffineMapAttr.get(m) for m in maps])
+        return
+    result = op.results[0]
+    new_type = _permuted_type(ir.RankedTensorType(result.type), permutation)
+    with ir.InsertionPoint(op), op.location:
+        init = tensor.EmptyOp(new_type.shape, new_type.element_type).result
+    op.operands[last] = init
+    maps[last] = _source_map(maps[last], permutation)
+    op.attributes["indexing_maps"] = ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps])
+    users = [use.owner for use in result.uses]
+    result.set_type(new_type)
+    with ir.InsertionPoint.after(op), op.location:
+        back = _transposed(result, permutation)
+    _redirect(result, back, users)
+
+
+def _sink_into_pad_or_slice(op: ir.OpView, transpose: ir.OpView) -> None:
+    """``op`` pads or slices ``transpose``'s source by the permuted amounts."""
+    permutation = _permutation(transpose)
+    inverse = _inverse(permutation)
+    names = (("static_low", "static_high") if op.name == "tensor.pad"
+             else ("static_offsets", "static_sizes", "static_strides"))
+    for name in names:
+        amounts = list(ir.DenseI64ArrayAttr(op.attributes[name]))
+        op.attributes[name] = ir.DenseI64ArrayAttr.get([amounts[inverse[a]]
+                                                        for a in range(len(amounts))])
+    op.operands[0] = transpose.operands[0]
+    result = op.results[0]
+    users = [use.owner for use in result.uses]
+    result.set_type(_permuted_type(ir.RankedTensorType(result.type), permutation))
+    with ir.InsertionPoint.after(op), op.location:
+        back = _transposed(result, permutation)
+    _redirect(result, back, users)
+
+
+def _sink_into_transpose(op: ir.OpView, transpose: ir.OpView) -> None:
+    """``op`` transposes ``transpose``'s source once (or not at all)."""
+    inner, outer = _permutation(transpose), _permutation(op)
+    composed = [inner[axis] for axis in outer]
+    source = transpose.operands[0]
+    if composed == list(range(len(composed))):
+        op.results[0].replace_all_uses_with(source)
+        op.operation.erase()
+        return
+    op.operands[0] = source
+    op.attributes["permutation"] = ir.DenseI64ArrayAttr.get(composed)
+
+
+def _redirect(value: ir.Value, replacement: ir.Value, users: list) -> None:
+    for user in users:
+        owner = user.operation if isinstance(user, ir.OpView) else user
+        for i, operand in enumerate(owner.operands):
+            if operand == value:
+                owner.operands[i] = replacement
+
+
+def _movable(op: ir.OpView) -> bool:
+    value = op.results[0]
+    uses = list(value.uses)
+    return bool(uses) and _static(value) and _static(op.operands[0]) and all(
+        _sinkable(use, value) for use in uses)
+
+
+def sink_transposes(func: ir.Operation) -> int:
+    """Moves each static ``linalg.transpose`` of ``func`` below its readers
+    while all of them can take it (see the module docstring); returns how
+    many ops were rewritten."""
+    with func.context:
+        return _sink_all(func)
+
+
+def _sink_all(func: ir.Operation) -> int:
+    rewrites = 0
+    while rewrites < _MAX_REWRITES:
+        moved = False
+        for op in collect_ops(func, lambda o: o.name == "linalg.transpose"):
+            view = op.opview if isinstance(op, ir.Operation) else op
+            if not _movable(view):
+                continue
+            value = view.results[0]
+            readers = list(dict.fromkeys(use.owner for use in value.uses))
+            for reader in readers:
+                reader = reader.opview if isinstance(reader, ir.Operation) else reader
+                if reader.name == "linalg.transpose":
+                    _sink_into_transpose(reader, view)
+                elif reader.name in ("tensor.pad", "tensor.extract_slice"):
+                    _sink_into_pad_or_slice(reader, view)
+                else:
+                    _sink_into_generic(reader, view)
+                rewrites += 1
+            view.operation.erase()
+            moved = True
+            break
+        if not moved:
+            break
+    return rewrites

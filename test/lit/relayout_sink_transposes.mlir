@@ -1,0 +1,149 @@
+// RUN: symshape-opt --split-input-file --symshape-relayout-convolutions %s | FileCheck %s
+
+// Between two static convolutions, the bias, the clamp and the padding run
+// channels-last: the first convolution's transpose back to NCHW moves down
+// through them and cancels against the second one's transpose to NHWC,
+// which then needs no barrier. Only the function's input and result are
+// transposed.
+// CHECK-DAG: #[[NHWC:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+// CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @bias_clamp_pad
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%arg0 : tensor<1x4x8x8xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK: %[[XB:.*]] = "util.optimization_barrier"(%[[XT]])
+// CHECK: %[[C1:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[XB]], %{{.*}} : tensor<1x8x8x4xf32>, tensor<1x1x4x4xf32>)
+// CHECK-NOT: linalg.transpose ins(%[[C1]]
+// CHECK: %[[B:.*]] = linalg.generic {indexing_maps = [#[[NHWC]], #[[BIAS]], #[[NHWC]]]{{.*}} ins(%[[C1]], %{{.*}} : tensor<1x8x8x4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<1x8x8x4xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<1x8x8x4xf32>) outs(%{{.*}} : tensor<1x8x8x4xf32>)
+// CHECK: %[[P:.*]] = tensor.pad %[[R]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: } : tensor<1x8x8x4xf32> to tensor<1x10x10x4xf32>
+// CHECK-NOT: "util.optimization_barrier"(%[[P]])
+// CHECK: %[[C2:.*]] = linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[P]], %{{.*}} : tensor<1x10x10x4xf32>, tensor<3x3x4xf32>)
+// CHECK: %[[Y:.*]] = linalg.transpose ins(%[[C2]] : tensor<1x8x8x4xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK: return %[[Y]]
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bias = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @bias_clamp_pad(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w1 = arith.constant dense<1.0> : tensor<4x4x1x1xf32>
+  %w2 = arith.constant dense<1.0> : tensor<4x3x3xf32>
+  %b = arith.constant dense<0.5> : tensor<4xf32>
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w1 : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%init : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %e1 = tensor.empty() : tensor<1x4x8x8xf32>
+  %biased = linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1, %b : tensor<1x4x8x8xf32>, tensor<4xf32>) outs(%e1 : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %bi: f32, %out: f32):
+    %s = arith.addf %in, %bi : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x8xf32>
+  %e2 = tensor.empty() : tensor<1x4x8x8xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%biased : tensor<1x4x8x8xf32>) outs(%e2 : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x8x8xf32>
+  %p = tensor.pad %relu low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %c2 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w2 : tensor<1x4x10x10xf32>, tensor<4x3x3xf32>) outs(%init : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %c2 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// A residual addition of two convolutions reads both channels-last; a
+// stride-2 padding's slice moves with it; a global average pool reads the
+// channels-last tensor through its map (its transpose absorbed): no
+// transpose is left but the input's.
+// CHECK: #[[NHWC2:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+// CHECK-LABEL: func.func @residual_slice_pool
+// CHECK: linalg.transpose ins(%arg0
+// CHECK: %[[C1:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK: %[[C2:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK: %[[A:.*]] = linalg.generic {{.*}} ins(%[[C1]], %[[C2]] : tensor<1x8x8x4xf32>, tensor<1x8x8x4xf32>) outs(%{{.*}} : tensor<1x8x8x4xf32>)
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[A]][0, 0, 0, 0] [1, 7, 7, 4] [1, 1, 1, 1] : tensor<1x8x8x4xf32> to tensor<1x7x7x4xf32>
+// CHECK: %[[POOL:.*]] = linalg.generic {indexing_maps = [#[[NHWC2]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[S]] : tensor<1x7x7x4xf32>) outs(%{{.*}} : tensor<1x4xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[POOL]]
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#pool = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @residual_slice_pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<4x4x1x1xf32>
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%init : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%c1, %w : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%init : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %e1 = tensor.empty() : tensor<1x4x8x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1, %c2 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) outs(%e1 : tensor<1x4x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x8x8xf32>
+  %sl = tensor.extract_slice %sum[0, 0, 0, 0] [1, 4, 7, 7] [1, 1, 1, 1] : tensor<1x4x8x8xf32> to tensor<1x4x7x7xf32>
+  %e2 = tensor.empty() : tensor<1x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %pool = linalg.generic {indexing_maps = [#id, #pool], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%sl : tensor<1x4x7x7xf32>) outs(%f : tensor<1x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4xf32>
+  return %pool : tensor<1x4xf32>
+}
+
+// -----
+
+// A transpose with a reader that cannot take it (a reshape) stays where it
+// is, for its other readers too (it is never duplicated); so do those of a
+// dynamic convolution.
+// CHECK-LABEL: func.func @kept
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[C]] : tensor<1x8x8x4xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK: linalg.generic {{.*}} ins(%[[T]] : tensor<1x4x8x8xf32>)
+// CHECK: tensor.collapse_shape %[[T]]
+func.func @kept(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<4x4x1x1xf32>
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%init : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %e1 = tensor.empty() : tensor<1x4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x4x8x8xf32>) outs(%e1 : tensor<1x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x8x8xf32>
+  %flat = tensor.collapse_shape %c [[0], [1, 2, 3]] : tensor<1x4x8x8xf32> into tensor<1x256xf32>
+  return %r, %flat : tensor<1x4x8x8xf32>, tensor<1x256xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[C]] : tensor<?x?x?x4xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK: linalg.generic {{.*}} ins(%[[T]] : tensor<?x4x?x?xf32>)
+func.func @dynamic(%x: tensor<?x4x?x?xf32>, %init: tensor<?x4x?x?xf32>, %e1: tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<4x4x1x1xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<?x4x?x?xf32>, tensor<4x4x1x1xf32>) outs(%init : tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<?x4x?x?xf32>) outs(%e1 : tensor<?x4x?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<?x4x?x?xf32>
+  return %r : tensor<?x4x?x?xf32>
+}
