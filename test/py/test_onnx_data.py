@@ -412,3 +412,21 @@ def test_eye_like_rank_is_located() -> None:
         trace_model(model)
     assert str(raised.value) == (
         "<onnx>:1: EyeLike node 'y' (opset 17): the input must have rank 2, not 3")
+
+
+def test_range_from_float_constants_cast_like_a_size() -> None:
+    """``arange(n)`` as the newer exporter writes it without its optimizer:
+    start and step are float constants ``CastLike`` the size, so they are
+    known at import and the range has ``batch`` entries."""
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "zero"], "n", axis=0),
+        _node("CastLike", ["zero_f", "n"], "start"),
+        _node("CastLike", ["one_f", "n"], "step"),
+        _node("Range", ["start", "n", "step"], "r"),
+        _node("Cast", ["r"], "r_f", to=TensorProto.FLOAT),
+        _node("Add", ["x", "r_f"], "y"),
+    ]
+    model = _model(nodes, [_info("x", ["batch"])], [_info("y", None)],
+                   [*_COMMON, _const("zero_f", np.float32(0)), _const("one_f", np.float32(1))])
+    _check(model, [(5,), (1,), (0,)], ["[batch]"])
