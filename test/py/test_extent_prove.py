@@ -134,6 +134,15 @@ def test_fallback_size_cap() -> None:
     assert prove_nonnegative(big, fallback=True) is None
 
 
+def test_fallback_extrema_cap() -> None:
+    """Expressions with more min/max nodes than the cap are not sent to sympy
+    (it compares the arguments of each pairwise: nested clamps took seconds)."""
+    few = parse_expr("min(a, max(b, c))")
+    many = parse_expr("min(a, max(b, min(c, max(d, min(e, f)))))")
+    assert prove_nonnegative((few - Sym("g")) * (few - Sym("g")), fallback=True) is True
+    assert prove_nonnegative((many - Sym("g")) * (many - Sym("g")), fallback=True) is None
+
+
 def test_declaring_invalidates_cached_answers() -> None:
     """A new range is taken into account after a cached answer."""
     ctx = ExtentContext(use_sympy=False)

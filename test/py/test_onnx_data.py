@@ -319,3 +319,114 @@ def test_half_precision_normalizations(op: str) -> None:
     got = exe.main(x)
     assert got.dtype == np.float16
     np.testing.assert_allclose(got.astype(np.float32), expected, rtol=2e-3, atol=2e-3)
+
+
+def test_tile_by_the_batch() -> None:
+    """``p.repeat(batch, 1, 1)`` (WavLM's gated position bias): Tile's repeats
+    are extents read from the shape, not constants."""
+    nodes = [
+        *_batch_of(),
+        _node("Concat", ["b", "one", "one"], "repeats", axis=0),
+        _node("Tile", ["p", "repeats"], "tiled"),
+        _node("Add", ["tiled", "x"], "y"),
+    ]
+    p = np.arange(6, dtype=np.float32).reshape(1, 2, 3)
+    model = _model(nodes, [_info("x", ["batch", 2, 3])], [_info("y", None)],
+                   [*_COMMON, _const("p", p)])
+    _check(model, [(3, 2, 3), (1, 2, 3), (0, 2, 3)], ["[batch, 2, 3]"])
+
+
+def test_tile_by_a_count_that_may_be_negative() -> None:
+    """A repeat count that is negative at some binding is a located error."""
+    nodes = [
+        *_batch_of(),
+        _node("Sub", ["b", "one"], "fewer"),
+        _node("Concat", ["fewer", "one"], "repeats", axis=0),
+        _node("Tile", ["x", "repeats"], "y"),
+    ]
+    model = _model(nodes, [_info("x", ["batch", 2])], [_info("y", None)], _COMMON)
+    with pytest.raises(OnnxImportError) as raised:
+        trace_model(model)
+    assert str(raised.value) == (
+        "<onnx>:6: Tile node 'y' (opset 17): repeats ['batch - 1', '1'] must give a "
+        "non-negative count per axis of rank 2")
+
+
+def test_pad_whose_sign_depends_on_the_binding() -> None:
+    """``F.pad(x, (0, 4 - x.shape[1]))``: the width pads where it is positive
+    and crops where it is negative (SEW pads its upsampled frames back to the
+    input's length); the axis is 4 at every binding."""
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "one"], "t"),
+        _node("Sub", ["four", "t"], "width"),
+        _node("Concat", ["zeros_3", "width"], "pads", axis=0),
+        _node("Pad", ["x", "pads"], "y"),
+    ]
+    model = _model(nodes, [_info("x", ["batch", "time"])], [_info("y", None)],
+                   [*_COMMON, _const("four", [4]), _const("zeros_3", [0, 0, 0])])
+    (shape,) = trace_model(model).result_shapes
+    for time in range(12):
+        assert shape.evaluate({"batch": 2, "time": time}) == (2, 4)
+    _check(model, [(2, 1), (3, 4), (2, 7), (0, 9)], [str(shape)])
+
+
+def test_nonzero_into_a_static_result_is_planned() -> None:
+    """NonZero's count is data-dependent, clamped to the input's size: the
+    buffers it sizes are planned at that bound, so a model whose results do
+    not depend on the count (Longformer's global attention indices) compiles
+    without ``unplanned=``."""
+    nodes = [_node("NonZero", ["x"], "indices"),
+             _node("ReduceSum", ["indices", "one"], "y", keepdims=0)]
+    model = _model(nodes, [_info("x", ["batch", 4])], [_info("y", None, TensorProto.INT64)],
+                   _COMMON)
+    exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
+    assert any(b.bounded and "4 * batch" in map(str, b.sizes) for b in exe.main.sizes.buffers)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    for batch in (3, 1, 0):
+        x = (rng.standard_normal((batch, 4)) > 0).astype(np.float32)
+        np.testing.assert_array_equal(exe.main(x), session.run(None, {"x": x})[0])
+
+
+@pytest.mark.parametrize("k, dtype", [(0, None), (1, TensorProto.INT64), (-2, TensorProto.BOOL)])
+def test_eye_like_on_symbolic_extents(k: int, dtype: int | None) -> None:
+    """EyeLike (XLNet's segment matrix) on a matrix of named extents, with
+    the input's element type or another."""
+    attrs = {"k": k} if dtype is None else {"k": k, "dtype": dtype}
+    model = _model([_node("EyeLike", ["x"], "y", **attrs)], [_info("x", ["rows", "columns"])],
+                   [_info("y", None, TensorProto.FLOAT if dtype is None else dtype)])
+    traced = trace_model(model)
+    assert [str(s) for s in traced.result_shapes] == ["[rows, columns]"]
+    exe = runtime.compile(traced.module_text, cache_dir=False, hot_after=None)
+    expected = np.float32 if dtype is None else helper.tensor_dtype_to_np_dtype(dtype)
+    for rows, columns in [(3, 5), (1, 1), (4, 2), (0, 3)]:
+        ours = exe.main(np.ones((rows, columns), np.float32))
+        assert ours.dtype == expected
+        np.testing.assert_array_equal(ours, np.eye(rows, columns, k, expected))
+
+
+def test_eye_like_rank_is_located() -> None:
+    model = _model([_node("EyeLike", ["x"], "y")], [_info("x", ["n", 2, 2])], [_info("y", None)])
+    with pytest.raises(OnnxImportError) as raised:
+        trace_model(model)
+    assert str(raised.value) == (
+        "<onnx>:1: EyeLike node 'y' (opset 17): the input must have rank 2, not 3")
+
+
+def test_range_from_float_constants_cast_like_a_size() -> None:
+    """``arange(n)`` as the newer exporter writes it without its optimizer:
+    start and step are float constants ``CastLike`` the size, so they are
+    known at import and the range has ``batch`` entries."""
+    nodes = [
+        _node("Shape", ["x"], "s"),
+        _node("Gather", ["s", "zero"], "n", axis=0),
+        _node("CastLike", ["zero_f", "n"], "start"),
+        _node("CastLike", ["one_f", "n"], "step"),
+        _node("Range", ["start", "n", "step"], "r"),
+        _node("Cast", ["r"], "r_f", to=TensorProto.FLOAT),
+        _node("Add", ["x", "r_f"], "y"),
+    ]
+    model = _model(nodes, [_info("x", ["batch"])], [_info("y", None)],
+                   [*_COMMON, _const("zero_f", np.float32(0)), _const("one_f", np.float32(1))])
+    _check(model, [(5,), (1,), (0,)], ["[batch]"])

@@ -6,8 +6,11 @@ assumptions the context allows (a declared lower bound ``lo`` becomes
 difference of the two sides is expanded and factored, then sympy's assumption
 system is asked for its sign; a form sympy cannot handle (a constant zero
 divisor) leaves the question undecided. To keep sympy from running away, inputs above
-:data:`MAX_INPUT_NODES` nodes and intermediate forms above
-:data:`MAX_OPERATIONS` operations are not attempted.
+:data:`MAX_INPUT_NODES` nodes or :data:`MAX_EXTREMA` ``min``/``max`` nodes, and
+intermediate forms above :data:`MAX_OPERATIONS` operations, are not attempted
+(sympy compares the arguments of every ``Min``/``Max`` pairwise while building
+it: nested clamps such as ``min(max(0, n floordiv 2 - max(0, 1 - n)
+floordiv 2), ...)`` of chained convolutions and pads cost seconds each).
 """
 
 from __future__ import annotations
@@ -34,12 +37,13 @@ from symshape_mlir.extent.expr import (
 if TYPE_CHECKING:
     import sympy
 
-__all__ = ["MAX_INPUT_NODES", "MAX_OPERATIONS", "decide", "to_sympy"]
+__all__ = ["MAX_EXTREMA", "MAX_INPUT_NODES", "MAX_OPERATIONS", "decide", "to_sympy"]
 
 logger = logging.getLogger(__name__)
 
 MAX_INPUT_NODES: Final = 64
 MAX_OPERATIONS: Final = 256
+MAX_EXTREMA: Final = 4
 
 
 def to_sympy(expr: Expr, ctx: ExtentContext) -> sympy.Expr:
@@ -103,6 +107,8 @@ def decide(op: str, lhs: Expr, rhs: Expr, ctx: ExtentContext) -> bool | None:
     """
     if lhs.node_count() + rhs.node_count() > MAX_INPUT_NODES:
         return None
+    if _extrema(lhs) + _extrema(rhs) > MAX_EXTREMA:
+        return None
     try:
         import sympy
         from sympy.polys.polyerrors import BasePolynomialError
@@ -122,6 +128,18 @@ def decide(op: str, lhs: Expr, rhs: Expr, ctx: ExtentContext) -> bool | None:
         # sympy failing on a form (a constant zero divisor, say) means it cannot decide.
         logger.debug("sympy cannot decide %s(%s, %s): %s", op, lhs, rhs, err)
         return None
+
+
+def _extrema(expr: Expr) -> int:
+    """The number of distinct ``min``/``max`` nodes of ``expr``."""
+    seen: set[Expr] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(node.children)
+    return sum(isinstance(node, (Min, Max)) for node in seen)
 
 
 def _truth(holds: bool | None, fails: bool | None) -> bool | None:

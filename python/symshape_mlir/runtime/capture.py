@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from mlir import ir
 
-from symshape_mlir.extent import Const, Expr, ShapeExtent, dumps, loads, prove_le
+from symshape_mlir.extent import Const, Expr, Min, ShapeExtent, dumps, loads, prove_le
 from symshape_mlir.extent.guarantee import UNKNOWN, Exact, UpperBound
 from symshape_mlir.inference import InferenceState, infer
 from symshape_mlir.inference.engine import infer_function
@@ -408,7 +408,18 @@ def _size(
 def _upper_end(expr: Expr, allowed: set[str], state: InferenceState) -> Expr | None:
     """An upper bound of ``expr`` over ``allowed`` symbols only: the other
     symbols replaced by the upper ends of their ranges (when the provers show
-    that bounds ``expr``), else ``None``."""
+    that bounds ``expr``), else ``None``.
+
+    A minimum is at most each of its arguments, so ``min(max(0, _d0 - _d1),
+    4 * batch)`` (a count clamped to a known size) is bounded by ``4 * batch``
+    whatever the range of ``_d0``.
+    """
+    if isinstance(expr, Min):
+        for arg in expr.args:
+            found = _upper_end(arg, allowed, state)
+            if found is not None:
+                return found
+        return None
     ctx = state.extents
     upper = expr
     for _ in range(8):

@@ -237,6 +237,39 @@ def _wav2vec2() -> Model:
                  note="speech encoder: 1-D convolutions, group norm, grouped positional conv")
 
 
+_SPEECH_BINDINGS = [{"batch": 1, "samples": 400}, {"batch": 3, "samples": 333},
+                    {"batch": 2, "samples": 1000}]
+
+
+def _sew() -> Model:
+    from transformers import SEWConfig, SEWModel
+
+    config = SEWConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                       intermediate_size=64, conv_dim=(16, 16, 16), conv_stride=(5, 2, 2),
+                       conv_kernel=(10, 3, 3), num_conv_pos_embeddings=16,
+                       num_conv_pos_embedding_groups=4, squeeze_factor=2, mask_time_prob=0.0)
+    return Model("sew", _hf(SEWModel, config, ["input_values"], ["last_hidden_state"]),
+                 [Input("input_values", ["batch", "samples"])], ["last_hidden_state"],
+                 _SPEECH_BINDINGS,
+                 note="speech encoder that pools frames and pads the upsampled ones back by "
+                      "a width whose sign the provers cannot tell; nested clamps")
+
+
+def _wavlm() -> Model:
+    from transformers import WavLMConfig, WavLMModel
+
+    config = WavLMConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                         intermediate_size=64, conv_dim=(16, 16, 16), conv_stride=(5, 2, 2),
+                         conv_kernel=(10, 3, 3), num_conv_pos_embeddings=16,
+                         num_conv_pos_embedding_groups=4, feat_extract_norm="layer",
+                         do_stable_layer_norm=True, num_buckets=16, max_bucket_distance=40,
+                         mask_time_prob=0.0)
+    return Model("wavlm", _hf(WavLMModel, config, ["input_values"], ["last_hidden_state"]),
+                 [Input("input_values", ["batch", "samples"])], ["last_hidden_state"],
+                 _SPEECH_BINDINGS, dynamo=False,
+                 note="relative position buckets; the gated bias tiled by the batch")
+
+
 def _whisper_encoder() -> Model:
     from transformers import WhisperConfig
     from transformers.models.whisper.modeling_whisper import WhisperEncoder
@@ -424,8 +457,8 @@ def _upsampler() -> Model:
 MODELS: dict[str, Callable[[], Model]] = {
     f.__name__.lstrip("_"): f
     for f in (_bert, _distilbert, _roberta, _gpt2, _gpt2_lm, _llama, _t5, _bart, _vit,
-              _wav2vec2, _whisper_encoder, _resnet, _mobilenet_v3, _mobilenet_v2, _squeezenet,
-              _shufflenet, _efficientnet, _convnext, _unet, _upsampler)
+              _wav2vec2, _sew, _wavlm, _whisper_encoder, _resnet, _mobilenet_v3, _mobilenet_v2,
+              _squeezenet, _shufflenet, _efficientnet, _convnext, _unet, _upsampler)
 }
 
 

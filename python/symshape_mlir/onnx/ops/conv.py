@@ -186,35 +186,39 @@ def pad_(node: NodeContext) -> list[Value]:
 
 
 def _pad_widths(node: NodeContext, rank: int) -> list[tuple[int, Expr, Expr]]:
-    """``Pad``'s ``(axis, before, after)`` widths (negative ones crop)."""
+    """``Pad``'s ``(axis, before, after)`` widths: positive ones pad, negative ones
+    crop, one whose sign depends on the binding does both (:func:`_cut`)."""
     pads = list(node.known(1, "pads").elements)
     axes = list(range(rank))
     if node.has(3):
         axes = [node.axis(a, rank, "axes entry") for a in node.ints(3, "axes")]
     if len(pads) != 2 * len(axes):
         node.error(f"pads has {len(pads)} entries, not 2 per axis ({2 * len(axes)})")
-    return [(axis, _width(node, pads[i], i), _width(node, pads[len(axes) + i], len(axes) + i))
-            for i, axis in enumerate(axes)]
-
-
-def _width(node: NodeContext, e: Expr, index: int) -> Expr:
-    """A pad width whose sign is known (positive pads, negative crops)."""
-    if isinstance(e, Const) or prove_nonnegative(e) or prove_le(e, 0):
-        return e
-    node.error(f"pads element {index} is {e}, whose sign depends on the binding")
+    return [(axis, pads[i], pads[len(axes) + i]) for i, axis in enumerate(axes)]
 
 
 def _grown(e: Expr) -> int | Expr:
+    """How much a width pads: ``max(e, 0)`` (0 for a crop)."""
     if isinstance(e, Const):
         return max(e.value, 0)
-    return e if prove_nonnegative(e) else 0
+    if prove_nonnegative(e):
+        return e
+    return 0 if prove_le(e, 0) else canon.maximum(e, Const(0))
 
 
 def _cut(e: Expr) -> Expr | int:
-    """How much a negative width crops (0 for a pad)."""
+    """How much a width crops: ``max(-e, 0)`` (0 for a pad).
+
+    A width whose sign depends on the binding (torch's ``F.pad(x, (0, n -
+    x.shape[-1]))`` with ``n`` from another branch, which a valid binding
+    makes non-negative) pads by ``max(e, 0)`` and crops by ``max(-e, 0)``:
+    one of them is 0 in every call, and the axis grows by ``e`` either way.
+    """
     if isinstance(e, Const):
         return max(-e.value, 0)
-    return 0 if prove_nonnegative(e) else canon.neg(e)
+    if prove_nonnegative(e):
+        return 0
+    return canon.neg(e) if prove_le(e, 0) else canon.maximum(canon.neg(e), Const(0))
 
 
 # -- shape rules --------------------------------------------------------------------------

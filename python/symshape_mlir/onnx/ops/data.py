@@ -311,23 +311,30 @@ def _cast(node: NodeContext, known: Known, to: np.dtype) -> Value | None:
     return Literal(const.astype(to)) if const is not None else None
 
 
+def _cast_input(node: NodeContext, to: np.dtype) -> list[Value] | None:
+    """Input 0 cast to ``to``: known data element by element, or a constant
+    (a float constant cast to an integer, as the newer exporter writes
+    ``arange(n)``'s start and step: ``CastLike(0.0, n)``)."""
+    known = data(node, 0)
+    if known is not None:
+        result = _cast(node, known, to)
+        return None if result is None else [result]
+    value = node.value(0)
+    if isinstance(value, Literal) and value.array.dtype.kind == "f" and to.kind in "iub":
+        with np.errstate(invalid="ignore"):
+            return [Literal(value.array.astype(to))]
+    return None
+
+
 @evaluator("Cast", since=13)
 def cast(node: NodeContext) -> list[Value] | None:
-    known = data(node, 0)
     dtype = onnx_dtype(node.attr("to"))
-    if known is None or dtype is None:
-        return None
-    result = _cast(node, known, dtype.numpy)
-    return None if result is None else [result]
+    return None if dtype is None else _cast_input(node, dtype.numpy)
 
 
 @evaluator("CastLike", since=15)
 def cast_like(node: NodeContext) -> list[Value] | None:
-    known = data(node, 0)
-    if known is None:
-        return None
-    result = _cast(node, known, node.dtype(1).numpy)
-    return None if result is None else [result]
+    return _cast_input(node, node.dtype(1).numpy)
 
 
 # -- shapes and data movement -------------------------------------------------------------

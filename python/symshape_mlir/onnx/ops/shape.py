@@ -23,14 +23,15 @@ import numpy as np
 from symshape_mlir.extent import canon
 from symshape_mlir.extent.expr import Const, Expr
 from symshape_mlir.extent.guarantee import Exact
-from symshape_mlir.frontend.dtypes import as_dtype, i1
+from symshape_mlir.extent.prove import prove_nonnegative
+from symshape_mlir.frontend.dtypes import DType, as_dtype, i1
 from symshape_mlir.frontend.index import IndexBuilder
 from symshape_mlir.frontend.ops import shape_ops as fs
-from symshape_mlir.frontend.ops.creation import arange, full, full_like
+from symshape_mlir.frontend.ops.creation import arange, eye, full, full_like
 from symshape_mlir.frontend.ops.indexing import getitem, slice_axis
 from symshape_mlir.frontend.ops.triangles import tril, triu
 from symshape_mlir.frontend.tensor import Tensor
-from symshape_mlir.onnx.context import NodeContext
+from symshape_mlir.onnx.context import NodeContext, onnx_dtype, onnx_type_name
 from symshape_mlir.onnx.ops.abstract import BOOL, abstract, like
 from symshape_mlir.onnx.ops.data import HUGE, axes_operand, data, reshape_items
 from symshape_mlir.onnx.registry import importer, shape_rule
@@ -226,17 +227,26 @@ def expand(node: NodeContext) -> list[Value]:
     return [fs.broadcast_to(node.tensor(0), list(result.dims))]
 
 
+def _repeats(node: NodeContext, rank: int) -> list[Expr]:
+    """``Tile``'s repeat counts, one extent per axis: constants or extents
+    known at import (``[batch, 1, 1]`` from ``Shape``, as torch writes
+    ``x.repeat(b, 1, 1)``), each proven non-negative."""
+    repeats = list(node.known(1, "repeats").elements)
+    if len(repeats) != rank or not all(prove_nonnegative(r) for r in repeats):
+        node.error(f"repeats {[str(r) for r in repeats]} must give a non-negative count per "
+                   f"axis of rank {rank}")
+    return repeats
+
+
 @importer("Tile", since=13)
 def tile(node: NodeContext) -> list[Value]:
     x = node.tensor(0)
-    repeats = node.ints(1, "repeats")
-    if len(repeats) != x.ndim or any(r < 0 for r in repeats):
-        node.error(f"repeats {repeats} must give a non-negative count per axis of rank {x.ndim}")
+    repeats = _repeats(node, x.ndim)
     dims = exact_dims(node, 0)
     interleaved = fs.expand_dims(x, [2 * a for a in range(x.ndim)])
     target: list[Expr] = []
     for r, d in zip(repeats, dims, strict=True):
-        target += [Const(r), d]
+        target += [r, d]
     spread = fs.broadcast_to(interleaved, target)
     return [fs.reshape(spread, [canon.mul(r, d) for r, d in zip(repeats, dims, strict=True)])]
 
@@ -279,6 +289,27 @@ def trilu(node: NodeContext) -> list[Value]:
     if x.ndim < 2:
         node.error(f"the input must have rank 2 or more, not {x.ndim}")
     return [(triu if node.attr("upper", 1) else tril)(x, k)]
+
+
+def _eye_like(node: NodeContext) -> tuple[list[Expr], int, DType]:
+    """``EyeLike``'s matrix extents, diagonal and element type (the input's
+    unless ``dtype`` says otherwise)."""
+    dims = exact_dims(node, 0)
+    if len(dims) != 2:
+        node.error(f"the input must have rank 2, not {len(dims)}")
+    to = node.attr("dtype")
+    dtype = node.dtype(0) if to is None else onnx_dtype(to)
+    if dtype is None:
+        node.error(f"dtype {onnx_type_name(to)} is not supported")
+    return dims, node.attr("k", 0), dtype
+
+
+@importer("EyeLike", since=9)
+def eye_like(node: NodeContext) -> list[Value]:
+    """Ones on the ``k``-th diagonal of a matrix shaped like the input (XLNet's
+    relative-attention segment matrix)."""
+    (rows, columns), k, dtype = _eye_like(node)
+    return [eye(rows, columns, k, dtype)]
 
 
 # -- shape rules (Shape, Size, Constant and Identity: their importers, which build nothing) -
@@ -376,10 +407,7 @@ def expand_rule(node: NodeContext) -> list[Value]:
 @shape_rule("Tile", since=13)
 def tile_rule(node: NodeContext) -> list[Value]:
     dims = exact_dims(node, 0)
-    repeats = node.ints(1, "repeats")
-    if len(repeats) != len(dims) or any(r < 0 for r in repeats):
-        node.error(f"repeats {repeats} must give a non-negative count per axis of rank "
-                   f"{len(dims)}")
+    repeats = _repeats(node, len(dims))
     return [abstract(Shape([canon.mul(r, d) for r, d in zip(repeats, dims, strict=True)]),
                      node.element_type(0))]
 
@@ -397,6 +425,12 @@ def transpose_rule(node: NodeContext) -> list[Value]:
 def range_rule(node: NodeContext) -> list[Value]:
     start, limit, delta, dtype = _range(node)
     return [abstract(Shape([Exact(range_count(EXTENTS, start, limit, delta))]), dtype)]
+
+
+@shape_rule("EyeLike", since=9)
+def eye_like_rule(node: NodeContext) -> list[Value]:
+    dims, _, dtype = _eye_like(node)
+    return [abstract(Shape(dims), dtype.numpy)]
 
 
 @shape_rule("Trilu", since=14)
