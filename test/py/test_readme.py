@@ -19,6 +19,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import symshape_mlir
+from runtime_programs import ADD as ADD_BATCH
 from symshape_mlir import frontend as fe
 from symshape_mlir import onnx as sso
 from symshape_mlir import runtime
@@ -170,23 +171,7 @@ def test_compile_misuse(cache_dir: Path) -> None:
         runtime.compile(MLP, target="tpu", cache_dir=cache_dir)
 
 
-ADD = """
-#id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @add(%a: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>},
-               %b: tensor<?x4xf32> {symshape.axes = #symshape.shape<[batch, 4]>})
-    -> tensor<?x4xf32> {
-  %c0 = arith.constant 0 : index
-  %n = tensor.dim %a, %c0 : tensor<?x4xf32>
-  %init = tensor.empty(%n) : tensor<?x4xf32>
-  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%a, %b : tensor<?x4xf32>, tensor<?x4xf32>) outs(%init : tensor<?x4xf32>) {
-  ^bb0(%x: f32, %y: f32, %out: f32):
-    %s = arith.addf %x, %y : f32
-    linalg.yield %s : f32
-  } -> tensor<?x4xf32>
-  return %r : tensor<?x4xf32>
-}
-
+ADD = ADD_BATCH + """
 func.func @scale(%a: tensor<8xf32>, %s: f32) -> tensor<8xf32> {
   %init = tensor.empty() : tensor<8xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
