@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import cast
 
 from symshape_mlir.extent import canon
-from symshape_mlir.extent.expr import Const, Expr
+from symshape_mlir.extent.expr import Const, Expr, as_expr
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.extent.prove import prove_le, prove_nonnegative
 from symshape_mlir.frontend.ops.conv import Pads, conv, conv_transpose, pool
@@ -32,6 +32,7 @@ from symshape_mlir.onnx.ops.abstract import abstract
 from symshape_mlir.onnx.registry import importer, shape_rule
 from symshape_mlir.onnx.values import Value
 from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.shapes.slices import EXTENTS, slice_indices
 from symshape_mlir.shapes.windows import transposed_extent, transposed_pads, window
 
 __all__: list[str] = []
@@ -168,17 +169,9 @@ def pad_(node: NodeContext) -> list[Value]:
     crops: list[slice] = [slice(None)] * x.ndim
     for axis, low, high in _pad_widths(node, x.ndim):
         widths[axis] = (_grown(low), _grown(high))
-        before, after = _cut(low), _cut(high)
-        if before or after:
-            extent = x.shape[axis].expr
-            if extent is None or not x.shape[axis].is_exact:
-                node.error(f"axis {axis} is {x.shape[axis]}, not an exact extent to crop")
-            # A constant cut is a negative stop: numpy's wrap gives ``extent - cut``
-            # clamped at 0 with no test of the stop's sign.
-            stop = None
-            if after:
-                stop = -after if isinstance(after, int) else canon.sub(extent, after)
-            crops[axis] = slice(before or None, stop)
+        crop = _crop(node, axis, x.shape[axis], low, high)
+        if crop is not None:
+            crops[axis] = slice(*crop)
     if any(c != slice(None) for c in crops):
         x = getitem(x, tuple(crops))
     grown = any(not (isinstance(w, int) and w == 0) for pair in widths for w in pair)
@@ -195,6 +188,24 @@ def _pad_widths(node: NodeContext, rank: int) -> list[tuple[int, Expr, Expr]]:
     if len(pads) != 2 * len(axes):
         node.error(f"pads has {len(pads)} entries, not 2 per axis ({2 * len(axes)})")
     return [(axis, pads[i], pads[len(axes) + i]) for i, axis in enumerate(axes)]
+
+
+def _crop(node: NodeContext, axis: int, extent: ShapeExtent, low: Expr,
+          high: Expr) -> tuple[int | Expr | None, int | Expr | None] | None:
+    """The slice bounds that crop ``axis`` by widths ``low`` and ``high`` (None: no crop).
+
+    A constant cut is a negative stop: numpy's wrap gives ``extent - cut``
+    clamped at 0 with no test of the stop's sign.
+    """
+    before, after = _cut(low), _cut(high)
+    if not (before or after):
+        return None
+    if not extent.is_exact or extent.expr is None:
+        node.error(f"axis {axis} is {extent}, not an exact extent to crop")
+    stop = None
+    if after:
+        stop = -after if isinstance(after, int) else canon.sub(extent.expr, after)
+    return before or None, stop
 
 
 def _grown(e: Expr) -> int | Expr:
@@ -301,5 +312,11 @@ def pad_rule(node: NodeContext) -> list[Value]:
     shape = node.shape(0)
     dims = list(shape)
     for axis, low, high in _pad_widths(node, shape.rank):
-        dims[axis] = dims[axis] + Exact(canon.add(low, high))
+        # As the import: cropped by the negative parts, grown by the positive ones.
+        crop = _crop(node, axis, dims[axis], low, high)
+        if crop is not None:
+            start, stop = (None if b is None else as_expr(b) for b in crop)
+            extent = cast(Expr, dims[axis].expr)
+            dims[axis] = Exact(slice_indices(EXTENTS, start, stop, 1, extent)[1])
+        dims[axis] = dims[axis] + Exact(canon.add(_grown(low), _grown(high)))
     return [abstract(Shape(dims), node.element_type(0))]
