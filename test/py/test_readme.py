@@ -20,6 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import symshape_mlir
 from runtime_programs import ADD as ADD_BATCH
+from runtime_programs import FROM_DATA
 from symshape_mlir import frontend as fe
 from symshape_mlir import onnx as sso
 from symshape_mlir import runtime
@@ -260,18 +261,6 @@ def test_sizes_read_from_integer_inputs(programs: runtime.Executable) -> None:
                      str(info.value)), str(info.value)
 
 
-FROM_DATA = """
-func.func @from_data(%sizes: tensor<2xi64>) -> tensor<?xf32> {
-  %c0 = arith.constant 0 : index
-  %zero = arith.constant 0.0 : f32
-  %squares = arith.muli %sizes, %sizes : tensor<2xi64>
-  %e = tensor.extract %squares[%c0] : tensor<2xi64>
-  %k = arith.index_cast %e : i64 to index
-  %t = tensor.empty(%k) : tensor<?xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%t : tensor<?xf32>) -> tensor<?xf32>
-  return %f : tensor<?xf32>
-}
-"""
 
 
 def test_unplannable_size_and_opt_out(cache_dir: Path) -> None:
