@@ -1,6 +1,6 @@
 """Slices, element reads and insertions in the forms IREE 3.13 miscompiles:
-slices and shared tensors a gather reads, empty slices at the end of an axis, offsets read
-from a tensor, reads of empty tensors, slices of fills, and insertions
+slices and shared tensors a gather reads, empty slices at the end of an axis, offsets and
+sizes read from a tensor, reads of empty tensors, slices of fills, and insertions
 (made out of place).
 """
 
@@ -29,6 +29,7 @@ __all__ = [
     "shield_gathered_sources",
     "shield_insertions",
     "shield_read_offsets",
+    "shield_read_sizes",
     "shield_reads_of_nothing",
     "shield_slices_of_fills",
 ]
@@ -221,6 +222,24 @@ def _reads_tensor(value: ir.Value) -> bool:
     return False
 
 
+def _barrier_reads(func: ir.Operation, parameter: int) -> int:
+    """Passes each run-time offset (``parameter`` 0) or size (1) of a
+    ``tensor.extract_slice`` that is read from a tensor (`_reads_tensor`)
+    through one ``util.optimization_barrier`` per value; returns how many
+    values."""
+    slices = collect_ops(func, lambda op: op.name == "tensor.extract_slice")
+    shielded: dict[ir.Value, ir.Value] = {}
+    for op in slices:
+        for _, at in slice_parameters(op)[parameter]:
+            if at is None or not _reads_tensor(value := op.operands[at]):
+                continue
+            if value not in shielded:
+                with ir.InsertionPoint.after(value.owner), op.location:
+                    shielded[value] = barrier(value)
+            op.operands[at] = shielded[value]
+    return len(shielded)
+
+
 def shield_read_offsets(func: ir.Operation) -> int:
     """Passes each run-time offset of a ``tensor.extract_slice`` that is read
     from a tensor through ``util.optimization_barrier``; returns how many
@@ -242,18 +261,34 @@ def shield_read_offsets(func: ir.Operation) -> int:
         %s = tensor.extract_slice %m[0, %kb] [%rows, %cols] [1, 1]
             : tensor<?x?xf32> to tensor<?x?xf32>
     """
-    slices = collect_ops(func, lambda op: op.name == "tensor.extract_slice")
-    shielded: dict[ir.Value, ir.Value] = {}
-    for op in slices:
-        offsets, _, _ = slice_parameters(op)
-        for _, at in offsets:
-            if at is None or not _reads_tensor(offset := op.operands[at]):
-                continue
-            if offset not in shielded:
-                with ir.InsertionPoint.after(offset.owner), op.location:
-                    shielded[offset] = barrier(offset)
-            op.operands[at] = shielded[offset]
-    return len(shielded)
+    return _barrier_reads(func, 0)
+
+
+def shield_read_sizes(func: ir.Operation) -> int:
+    """Passes each run-time size of a ``tensor.extract_slice`` that is read
+    from a tensor through ``util.optimization_barrier``; returns how many
+    sizes.
+
+    Two slices of the same run-time width read from a tensor, of two
+    matrices, summed with one of the matrices: the sum's loops make the
+    width equal to that matrix's width, and IREE 3.13 collapses the
+    dispatch of the sums to one axis, as if both slices were whole rows.
+    The other slice is not (its source may be wider): the collapsed load
+    needs a copy of the strided slice, which is not distributed to
+    workgroups, and codegen fails (``write affecting operations on global
+    resources are restricted to workgroup distributed contexts``, fuzzer
+    p172001639: the second sum is a called function). Behind a barrier the
+    dispatch keeps both axes:
+
+    .. code-block:: mlir
+
+        %x = tensor.extract %t[] : tensor<i64>
+        %m = arith.index_cast %x : i64 to index
+        %mb = "util.optimization_barrier"(%m) : (index) -> index
+        %s = tensor.extract_slice %y[0, 0] [%rows, %mb] [1, 1]
+            : tensor<?x?xf32> to tensor<?x?xf32>
+    """
+    return _barrier_reads(func, 1)
 
 
 def _reads_nothing(op: ir.Operation) -> bool:
