@@ -186,10 +186,10 @@ func.func @slices_at_a_read_offset(%x: tensor<?x?xf32> {symshape.axes = #symshap
 
 // -----
 
-// A slice size read from a tensor goes through a barrier (one per value),
-// the checks read the size itself: IREE 3.13 collapses the sums of slices
-// of a read width to one axis as if both slices were whole rows. A size not
-// read from a tensor is left as it is.
+// A slice size cast to index goes through a barrier (one per value), the
+// checks read the size itself: IREE 3.13 collapses the sums of slices of a
+// cast width to one axis as if both slices were whole rows. Other sizes are
+// left as they are (test/lit/resolve_iree_hints.mlir: a clamp of a cast).
 // CHECK-LABEL: func.func @slices_of_a_read_width
 // CHECK:         %[[M:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[M]]) : (index) -> index

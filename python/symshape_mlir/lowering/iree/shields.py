@@ -48,11 +48,11 @@ from symshape_mlir.lowering.iree.hints import insert_upper_bound_hints
 from symshape_mlir.lowering.iree.reductions import reduce_untransposed, shield_empty_reductions
 from symshape_mlir.lowering.iree.reshapes import shield_reshape_sizes, shield_reshape_sources
 from symshape_mlir.lowering.iree.slices import (
+    shield_cast_sizes,
     shield_empty_slice_offsets,
     shield_gathered_sources,
     shield_insertions,
     shield_read_offsets,
-    shield_read_sizes,
     shield_reads_of_nothing,
     shield_slices_of_fills,
 )
@@ -244,15 +244,15 @@ SHIELDS: tuple[Shield, ...] = (
         apply=lambda func, _: shield_read_offsets(func),
     ),
     Shield(
-        name="read_sizes", phase="after-lowering", kind="workaround", iree="3.13",
-        symptom="slices of two matrices at a width read from a tensor, summed with one of "
-                "the matrices, are collapsed to one axis with the sums as if both were whole "
+        name="cast_sizes", phase="after-lowering", kind="workaround", iree="3.13",
+        symptom="slices of two matrices at a width cast to index, summed with one of the "
+                "matrices, are collapsed to one axis with the sums as if both were whole "
                 "rows; the other slice's copy is left undistributed ('write affecting "
                 "operations on global resources')",
-        where=(_IREE + "slices.shield_read_sizes",),
-        reproducers=_bugs("test_slices_of_a_read_width"),
+        where=(_IREE + "slices.shield_cast_sizes",),
+        reproducers=_bugs("test_slices_of_a_cast_width"),
         findings=("p172001639",),
-        apply=lambda func, _: shield_read_sizes(func),
+        apply=lambda func, _: shield_cast_sizes(func),
     ),
     Shield(
         name="insertions", phase="after-lowering", kind="workaround", iree="3.13",
