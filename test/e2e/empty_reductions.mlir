@@ -3,7 +3,9 @@
 // op's inits instead; see python/symshape_mlir/lowering/iree/reductions.py).
 // Reference: `zeros((r, m))` for @matmul_over_no_columns; `zeros(r)` (the
 // row sums of `x[:, :1 // 2]`) for @sum_over_half_a_row and
-// @sum_over_half_a_bound.
+// @sum_over_half_a_bound; `zeros(nz)` for @sums_of_a_call_on_nothing (IREE
+// finds its 0 inlining the callee; the operand reaches the call behind a
+// barrier).
 
 // A matrix with no columns times one with no rows.
 func.func @matmul_over_no_columns(%x: tensor<?x0xf32> {symshape.axes = #symshape.shape<[r, 0]>},
@@ -66,4 +68,31 @@ func.func @sum_over_half_a_bound(%x: tensor<?x?xf32> {symshape.axes = #symshape.
       linalg.yield %t : f32
     }
   return %s : tensor<?xf32>
+}
+
+// The column sums of a called sum of %x and %y, %y with no rows cast to
+// dynamic rows (valid for %x with no rows).
+func.func @sums_of_a_call_on_nothing(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[rz, nz]>},
+                                     %y: tensor<0x?xf32> {symshape.axes = #symshape.shape<[0, nz]>})
+    -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  %none = tensor.cast %y : tensor<0x?xf32> to tensor<?x?xf32>
+  %s = func.call @sum_of_two(%x, %none) : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %cols = tensor.dim %s, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%cols) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.reduce ins(%s : tensor<?x?xf32>) outs(%z : tensor<?xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %t = arith.addf %in, %acc : f32
+      linalg.yield %t : f32
+    }
+  return %r : tensor<?xf32>
+}
+
+func.func private @sum_of_two(%p: tensor<?x?xf32> {symshape.axes = #symshape.shape<[p, q]>},
+                              %q: tensor<?x?xf32> {symshape.axes = #symshape.shape<[p, q]>})
+    -> tensor<?x?xf32> {
+  %s = arith.addf %p, %q : tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
 }

@@ -5,14 +5,16 @@
 // and a window of ones given a unit axis, at a run-time offset (IREE 3.13
 // fails to distribute the copy of the window in the fill's dispatch).
 // Then slices at an offset read from a tensor (IREE 3.13 collapses their
-// axes as if they were contiguous), an empty slice of a slice at the end
+// axes as if they were contiguous), slices of a width read from a tensor
+// (IREE collapses them as whole rows), an empty slice of a slice at the end
 // (IREE composes the two and rejects the offset), and a broadcast that
 // reads a tensor with no columns (IREE rejects the slice it makes of each
 // read).
 // Reference: `x[2:]` and `x` for @past_end; `x[k:]` for @tail; `x[:, :n]`
 // and `x[:n, :n]` (n clipped at 0) for @truncate_no_columns;
 // `ones((rows // 2, 1, 2))` for @window_of_ones; `x[:r - k, k:] + x[k:, :c -
-// k]` for @read_offsets; `x` and `x[1:1]` (n >= 1) for
+// k]` for @read_offsets; `2 * x + y[:, :w]` (w = cols(x)) for
+// @slices_of_a_read_width; `x` and `x[1:1]` (n >= 1) for
 // @empty_slice_of_a_slice; `zeros((rz, cz))` (cz = 0) for @spread_nothing.
 
 // The rows of %x after its 2 static rows (none), and an empty block written
@@ -90,6 +92,22 @@ func.func @read_offsets(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[ro
   %b = tensor.extract_slice %x[%at, 0] [%n, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
   %s = arith.addf %a, %b : tensor<?x?xf32>
   return %s : tensor<?x?xf32>
+}
+
+// The sum of %x, its first %w columns and the first %w columns of %y, %w
+// read from a tensor (valid for %w = cols(x) <= cols(y)).
+func.func @slices_of_a_read_width(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[rw, cw]>},
+                                  %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[rw, dw]>},
+                                  %w: tensor<i64>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %wv = tensor.extract %w[] : tensor<i64>
+  %m = arith.index_cast %wv : i64 to index
+  %rows = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %a = tensor.extract_slice %x[0, 0] [%rows, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %s = arith.addf %x, %a : tensor<?x?xf32>
+  %b = tensor.extract_slice %y[0, 0] [%rows, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %z = arith.addf %s, %b : tensor<?x?xf32>
+  return %z : tensor<?x?xf32>
 }
 
 // The first l = min(max(n, 0), 1) elements of %x, and the l // 2 (none)

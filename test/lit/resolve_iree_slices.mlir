@@ -186,6 +186,33 @@ func.func @slices_at_a_read_offset(%x: tensor<?x?xf32> {symshape.axes = #symshap
 
 // -----
 
+// A slice size cast to index goes through a barrier (one per value), the
+// checks read the size itself: IREE 3.13 collapses the sums of slices of a
+// cast width to one axis as if both slices were whole rows. Other sizes are
+// left as they are (test/lit/resolve_iree_hints.mlir: a clamp of a cast).
+// CHECK-LABEL: func.func @slices_of_a_read_width
+// CHECK:         %[[M:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[M]]) : (index) -> index
+// CHECK-NOT:     util.optimization_barrier
+// CHECK:         arith.cmpi sle, %[[M]], %{{.*}} : index
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0] [%[[ROWS:.*]], %[[B]]] [1, 1]
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0] [%[[ROWS]], %[[B]]] [1, 1]
+func.func @slices_of_a_read_width(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, c]>},
+                                  %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, d]>},
+                                  %t: tensor<i64>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %e = symshape.runtime_scalar %t index : tensor<i64>
+  %m = symshape.to_index %e
+  %rows = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %a = tensor.extract_slice %x[0, 0] [%rows, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %s = arith.addf %x, %a : tensor<?x?xf32>
+  %b = tensor.extract_slice %y[0, 0] [%rows, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %z = arith.addf %s, %b : tensor<?x?xf32>
+  return %z : tensor<?x?xf32>
+}
+
+// -----
+
 // An element read of a tensor with an empty axis is out of bounds wherever
 // it runs: it becomes a zero (IREE 3.13 makes a slice of it, which fails
 // to verify once its offset folds).

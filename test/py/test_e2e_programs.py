@@ -606,6 +606,14 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["r"], b["n"])), _normal(rng, (b["n"],))),
         lambda x, v: (np.zeros(x.shape[0], np.float32),),
     ),
+    "sums_of_a_call_on_nothing": Program(
+        "empty_reductions.mlir",
+        "sums_of_a_call_on_nothing",
+        ({"rz": 0, "nz": 3}, {"rz": 0, "nz": 1}, {"rz": 0, "nz": 0}),
+        lambda rng, b: (_normal(rng, (b["rz"], b["nz"])), _normal(rng, (0, b["nz"]))),
+        lambda x, y: (np.zeros(x.shape[1], np.float32),),
+        unbindable=({"rz": 0, "nz": 3}, {"rz": 0, "nz": 1}),
+    ),
     # A reduction of a returned transpose of a broadcast (transposed_reductions.mlir).
     "row_sums_of_a_transposed_spread": Program(
         "transposed_reductions.mlir",
@@ -676,6 +684,16 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["ro"], b["co"])), np.array(b["k"], np.int64)),
         lambda x, k: (x[: x.shape[0] - int(k), int(k):] + x[int(k):, : x.shape[1] - int(k)],),
         scalars=("k",),
+    ),
+    "slices_of_a_read_width": Program(
+        "slices.mlir",
+        "slices_of_a_read_width",
+        ({"rw": 3, "cw": 2, "dw": 4, "w": 2}, {"rw": 2, "cw": 3, "dw": 3, "w": 3},
+         {"rw": 0, "cw": 2, "dw": 5, "w": 2}, {"rw": 4, "cw": 0, "dw": 1, "w": 0}),
+        lambda rng, b: (_normal(rng, (b["rw"], b["cw"])), _normal(rng, (b["rw"], b["dw"])),
+                        np.array(b["w"], np.int64)),
+        lambda x, y, w: (2 * x + y[:, : int(w)],),
+        scalars=("w",),
     ),
     "empty_slice_of_a_slice": Program(
         "slices.mlir",

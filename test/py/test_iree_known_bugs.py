@@ -598,6 +598,44 @@ def test_matmul_over_no_columns() -> None:
     backend.compile_module(MATMUL_OVER_NO_COLUMNS, "llvm-cpu")
 
 
+# Column sums of the sum of %x and a tensor with no rows, cast to dynamic
+# rows and added in a called function (valid for %x with no rows too).
+# IREE inlines the callee, carries the extent 0 of the cast into its sum
+# and dies naming the reduction's dispatch as above (`saturatingMul`
+# divides by a loop range of 0). `symshape-resolve{target=iree}` passes a
+# call operand with an extent 0 its type does not show through a barrier
+# (`shield_empty_call_operands`); test/e2e/empty_reductions.mlir runs the
+# shielded form.
+REDUCTION_OF_A_CALL_ON_NOTHING = """
+func.func @f(%x: tensor<?x?xf32>, %y: tensor<0x?xf32>) -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  %none = tensor.cast %y : tensor<0x?xf32> to tensor<?x?xf32>
+  %s = call @add(%x, %none) : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %cols = tensor.dim %s, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%cols) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.reduce ins(%s : tensor<?x?xf32>) outs(%z : tensor<?xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %v = arith.addf %in, %acc : f32
+      linalg.yield %v : f32
+    }
+  return %r : tensor<?xf32>
+}
+func.func private @add(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %s = arith.addf %a, %b : tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 divides by a loop range of 0 it finds inlining")
+def test_reduction_of_a_call_on_nothing() -> None:
+    module = _loaded(REDUCTION_OF_A_CALL_ON_NOTHING)
+    x = np.zeros((0, 3), np.float32)
+    np.testing.assert_array_equal(module(x, x), np.zeros(3, np.float32))
+
+
 # A slice of the columns of a slice of a matrix with no columns. IREE folds
 # the column count min(max(n, 0), 0) to 0, so the first slice has a column
 # extent of 0 and the second, at column offset 0, fails to verify (`offset 1
@@ -772,6 +810,35 @@ func.func @f(%x: tensor<?x?xf32>, %t: tensor<i64>, %n: index, %m: index) -> tens
 @pytest.mark.xfail(strict=True, reason="IREE 3.13 collapses the axes of slices at a read offset")
 def test_slices_at_a_read_offset() -> None:
     backend.compile_module(SLICES_AT_A_READ_OFFSET, "llvm-cpu")
+
+
+# The first %m columns of %x and of %y, %m an i64 cast to index, with %x
+# plus the first summed with the second: the sum's loops make %m the width
+# of %x, and IREE collapses the dispatch of the sums to one axis as if both
+# slices were whole rows. %y may be wider: the collapsed load of its slice
+# needs a copy, which is left outside the workgroup distribution, and
+# codegen fails (`write affecting operations on global resources are
+# restricted to workgroup distributed contexts`). A width computed from the
+# cast (min(%m, 9), %m + 1) compiles. `symshape-resolve{target=iree}`
+# passes such sizes through a barrier (`shield_cast_sizes`);
+# test/e2e/slices.mlir runs the shielded form.
+SLICES_OF_A_CAST_WIDTH = """
+func.func @f(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>, %w: i64) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %w : i64 to index
+  %r = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %a = tensor.extract_slice %x[0, 0] [%r, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %s = arith.addf %x, %a : tensor<?x?xf32>
+  %b = tensor.extract_slice %y[0, 0] [%r, %m] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
+  %z = arith.addf %s, %b : tensor<?x?xf32>
+  return %z : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 collapses slices of a cast width as whole rows")
+def test_slices_of_a_cast_width() -> None:
+    backend.compile_module(SLICES_OF_A_CAST_WIDTH, "llvm-cpu")
 
 
 # A slice at offset 1 of the first min(max(n, 0), 1) elements of a

@@ -15,6 +15,8 @@ phase, the IREE symptom, the strict-xfail reproducers in
   from and fills a loop or branch body reads;
 * :mod:`~symshape_mlir.lowering.iree.reductions`: ops over an axis of
   extent 0;
+* :mod:`~symshape_mlir.lowering.iree.calls`: call operands with an axis
+  of extent 0;
 * :mod:`~symshape_mlir.lowering.iree.branches`: choices between dynamic
   tensors;
 * :mod:`~symshape_mlir.lowering.iree.slices`: slices, element reads and

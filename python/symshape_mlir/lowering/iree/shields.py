@@ -39,6 +39,7 @@ from mlir import ir
 from symshape_mlir.inference.state import InferenceState
 from symshape_mlir.lowering.iree.branches import tie_branch_results
 from symshape_mlir.lowering.iree.broadcasts import shield_unit_broadcasts
+from symshape_mlir.lowering.iree.calls import shield_empty_call_operands
 from symshape_mlir.lowering.iree.captures import shield_captured_tensors, shield_loop_inits
 from symshape_mlir.lowering.iree.casts import shield_static_casts
 from symshape_mlir.lowering.iree.contractions import separate_contraction_transposes
@@ -47,6 +48,7 @@ from symshape_mlir.lowering.iree.hints import insert_upper_bound_hints
 from symshape_mlir.lowering.iree.reductions import reduce_untransposed, shield_empty_reductions
 from symshape_mlir.lowering.iree.reshapes import shield_reshape_sizes, shield_reshape_sources
 from symshape_mlir.lowering.iree.slices import (
+    shield_cast_sizes,
     shield_empty_slice_offsets,
     shield_gathered_sources,
     shield_insertions,
@@ -242,6 +244,17 @@ SHIELDS: tuple[Shield, ...] = (
         apply=lambda func, _: shield_read_offsets(func),
     ),
     Shield(
+        name="cast_sizes", phase="after-lowering", kind="workaround", iree="3.13",
+        symptom="slices of two matrices at a width cast to index, summed with one of the "
+                "matrices, are collapsed to one axis with the sums as if both were whole "
+                "rows; the other slice's copy is left undistributed ('write affecting "
+                "operations on global resources')",
+        where=(_IREE + "slices.shield_cast_sizes",),
+        reproducers=_bugs("test_slices_of_a_cast_width"),
+        findings=("p172001639",),
+        apply=lambda func, _: shield_cast_sizes(func),
+    ),
+    Shield(
         name="insertions", phase="after-lowering", kind="workaround", iree="3.13",
         symptom="an insertion's destination is updated in place although a loop also "
                 "starts from it (the insertion returns zeros)",
@@ -304,6 +317,17 @@ SHIELDS: tuple[Shield, ...] = (
         reproducers=_bugs("test_choice_flattened_and_sliced"),
         findings=("p102000504", "p103001552"),
         apply=lambda func, _: shield_reshape_sources(func),
+    ),
+    Shield(
+        name="empty_call_operands", phase="after-lowering", kind="workaround",
+        iree="3.13",
+        symptom="the crashes of empty_reductions, on an extent 0 of a call operand that "
+                "IREE carries into the callee once it inlines it (a reduction of a callee's "
+                "sum with a tensor of no rows): the operand reaches the call behind a barrier",
+        where=(_IREE + "calls.shield_empty_call_operands",),
+        reproducers=_bugs("test_reduction_of_a_call_on_nothing"),
+        findings=("p172004849",),
+        apply=lambda func, inputs: shield_empty_call_operands(func, inputs.facts),
     ),
     Shield(
         name="contraction_transposes", phase="after-lowering", kind="semantic",

@@ -1,10 +1,12 @@
 """Slices, element reads and insertions in the forms IREE 3.13 miscompiles:
 slices and shared tensors a gather reads, empty slices at the end of an axis, offsets read
-from a tensor, reads of empty tensors, slices of fills, and insertions
+from a tensor, sizes cast to ``index``, reads of empty tensors, slices of fills, and insertions
 (made out of place).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from mlir import ir
 from mlir.dialects import arith, linalg, scf, tensor
@@ -21,10 +23,11 @@ from symshape_mlir.lowering.iree.barriers import (
 )
 from symshape_mlir.lowering.iree.branches import extents
 from symshape_mlir.lowering.iree.captures import fill_scalar
-from symshape_mlir.lowering.iree.folding import folded_extent, slice_parameters
+from symshape_mlir.lowering.iree.folding import folded, folded_extent, slice_parameters
 from symshape_mlir.walk import collect_ops
 
 __all__ = [
+    "shield_cast_sizes",
     "shield_empty_slice_offsets",
     "shield_gathered_sources",
     "shield_insertions",
@@ -221,6 +224,24 @@ def _reads_tensor(value: ir.Value) -> bool:
     return False
 
 
+def _behind_barriers(func: ir.Operation, parameter: int,
+                     hides: Callable[[ir.Value], bool]) -> int:
+    """Passes each run-time offset (``parameter`` 0) or size (1) of a
+    ``tensor.extract_slice`` that ``hides`` picks through one
+    ``util.optimization_barrier`` per value; returns how many values."""
+    slices = collect_ops(func, lambda op: op.name == "tensor.extract_slice")
+    shielded: dict[ir.Value, ir.Value] = {}
+    for op in slices:
+        for _, at in slice_parameters(op)[parameter]:
+            if at is None or not hides(value := op.operands[at]):
+                continue
+            if value not in shielded:
+                with ir.InsertionPoint.after(value.owner), op.location:
+                    shielded[value] = barrier(value)
+            op.operands[at] = shielded[value]
+    return len(shielded)
+
+
 def shield_read_offsets(func: ir.Operation) -> int:
     """Passes each run-time offset of a ``tensor.extract_slice`` that is read
     from a tensor through ``util.optimization_barrier``; returns how many
@@ -242,18 +263,47 @@ def shield_read_offsets(func: ir.Operation) -> int:
         %s = tensor.extract_slice %m[0, %kb] [%rows, %cols] [1, 1]
             : tensor<?x?xf32> to tensor<?x?xf32>
     """
-    slices = collect_ops(func, lambda op: op.name == "tensor.extract_slice")
-    shielded: dict[ir.Value, ir.Value] = {}
-    for op in slices:
-        offsets, _, _ = slice_parameters(op)
-        for _, at in offsets:
-            if at is None or not _reads_tensor(offset := op.operands[at]):
-                continue
-            if offset not in shielded:
-                with ir.InsertionPoint.after(offset.owner), op.location:
-                    shielded[offset] = barrier(offset)
-            op.operands[at] = shielded[offset]
-    return len(shielded)
+    return _behind_barriers(func, 0, _reads_tensor)
+
+
+_INDEX_CASTS = ("arith.index_cast", "arith.index_castui")
+
+
+def _is_cast_to_index(value: ir.Value) -> bool:
+    """Whether ``value`` is an integer cast to ``index`` that does not fold
+    to a constant (`folded`)."""
+    owner = value.owner
+    return (isinstance(owner, ir.OpView) and owner.name in _INDEX_CASTS
+            and folded(value) is None)
+
+
+def shield_cast_sizes(func: ir.Operation) -> int:
+    """Passes each run-time size of a ``tensor.extract_slice`` that is an
+    integer cast to ``index`` (a size read from a tensor, say) through
+    ``util.optimization_barrier``; returns how many sizes.
+
+    Two slices of the same width %m = ``arith.index_cast`` of an ``i64``, of
+    two matrices, summed with one of the matrices: the sum's loops make %m
+    the width of that matrix, and IREE 3.13 collapses the dispatch of the
+    sums to one axis, as if both slices were whole rows. The other slice is
+    not (its source may be wider): the collapsed load needs a copy of the
+    strided slice, which is left outside the workgroup distribution, and
+    codegen fails (``write affecting operations on global resources are
+    restricted to workgroup distributed contexts``, fuzzer p172001639: the
+    second sum is a called function). A width computed from the cast (a
+    clamp, a sum) leaves the dispatch two axes, and so does a barrier on
+    the cast; sizes computed from it stay in IREE's sight (their bounds
+    among them):
+
+    .. code-block:: mlir
+
+        %x = tensor.extract %t[] : tensor<i64>
+        %m = arith.index_cast %x : i64 to index
+        %mb = "util.optimization_barrier"(%m) : (index) -> index
+        %s = tensor.extract_slice %y[0, 0] [%rows, %mb] [1, 1]
+            : tensor<?x?xf32> to tensor<?x?xf32>
+    """
+    return _behind_barriers(func, 1, _is_cast_to_index)
 
 
 def _reads_nothing(op: ir.Operation) -> bool:
