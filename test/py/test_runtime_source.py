@@ -130,5 +130,5 @@ def test_what_is_no_module_is_refused(value: object) -> None:
         with pytest.raises(ir.MLIRError):
             runtime.compile(value, cache_dir=False)
     else:
-        with pytest.raises(TypeError, match="expected a .mlir path, MLIR text or an mlir.ir"):
+        with pytest.raises(TypeError, match=r"expected a \.mlir path, MLIR text or an mlir\.ir"):
             ModuleSource(value)

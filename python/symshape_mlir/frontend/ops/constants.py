@@ -70,7 +70,7 @@ def constant(
         literal = f"dense<{_nested(data)}>"
     elif array.size > INLINE_LIMIT:
         resource = f"{trace.name}_k{len(trace.resources)}"
-        trace.resources[resource] = aligned_copy(data)
+        trace.resources[resource] = data if _immutable(data) else aligned_copy(data)
         literal = f"dense_resource<{resource}>"
     else:
         literal = f'dense<"0x{data.tobytes().hex().upper()}">'
@@ -92,6 +92,19 @@ def aligned_copy(data: np.ndarray) -> np.ndarray:
     copy = raw[start:start + data.nbytes].view(data.dtype).reshape(data.shape)
     copy[...] = data
     return copy
+
+
+def _immutable(data: np.ndarray) -> bool:
+    """Whether no one can change ``data`` and the module may wrap it as it is: a
+    read-only, ``BLOB_ALIGNMENT``-aligned, C-contiguous view of ``bytes`` (as the
+    ONNX importer reads a large initializer)."""
+    root: object = data
+    while isinstance(root, np.ndarray):
+        if root.flags.writeable:
+            return False
+        root = root.base
+    return (isinstance(root, bytes) and data.flags.c_contiguous
+            and data.ctypes.data % BLOB_ALIGNMENT == 0)
 
 
 def _nested(data: np.ndarray) -> str:
