@@ -112,15 +112,16 @@ def _compile(traced: TracedFunction, target: str, options: dict[str, Any]) -> An
     deferred = options.get("contract") == "defer"
     if (not traced.planned or deferred) and "unplanned" not in options:
         options["unplanned"] = [traced.name]
+    module = traced.module
     try:
-        executable = runtime.compile(traced.module_text, target, **options)
+        executable = runtime.compile(module, target, **options)
     except runtime.UnplannableSizeError as err:
         # A size only the call computes (the count of a boolean mask):
         # results are read after the call.
         if "unplanned" in options or err.function != traced.name:
             raise
         options["unplanned"] = [traced.name]
-        executable = runtime.compile(traced.module_text, target, **options)
+        executable = runtime.compile(module, target, **options)
     return getattr(executable, traced.name)
 
 

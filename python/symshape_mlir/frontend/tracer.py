@@ -42,6 +42,8 @@ from symshape_mlir.frontend.errors import ContractError, FrontendError
 from symshape_mlir.frontend.source import SourceLocation, user_location
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from symshape_mlir.frontend.tensor import Tensor
 
 __all__ = ["BoundOrigin", "FunctionTrace", "current_trace", "tensor_type", "tracing"]
@@ -92,7 +94,7 @@ class FunctionTrace:
     bounds: list[tuple[ShapeExtent, BoundOrigin]] = field(default_factory=list)
     named_axes: set[str] = field(default_factory=set)
     #: Blobs of large constants (``dense_resource<name>``), by resource name.
-    resources: dict[str, bytes] = field(default_factory=dict)
+    resources: dict[str, np.ndarray] = field(default_factory=dict)
     #: Under ``contract="defer"`` an upper bound used as a true size is left
     #: to the run-time check the compiled module makes, not a trace error.
     defer: bool = False

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from mlir import ir
 
 from symshape_mlir.context import new_context
@@ -31,11 +32,13 @@ from symshape_mlir.extent.expr import Const, Sym
 from symshape_mlir.extent.guarantee import Exact, ShapeExtent
 from symshape_mlir.frontend.dtypes import DType, i16, i64
 from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.ops.constants import BLOB_ALIGNMENT
 from symshape_mlir.frontend.ops.elementwise import astype
 from symshape_mlir.frontend.source import SourceLocation
 from symshape_mlir.frontend.tensor import Tensor, TensorSpec
 from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type, tracing
 from symshape_mlir.shapes.shape import Shape
+from symshape_mlir.walk import collect_ops
 
 __all__ = ["TracedFunction", "input_specs", "module_text", "trace", "trace_module"]
 
@@ -64,7 +67,7 @@ class TracedFunction:
     input_shapes: tuple[Shape, ...]
     result_shapes: tuple[Shape, ...]
     text: str
-    resources: tuple[tuple[str, bytes], ...] = ()
+    resources: tuple[tuple[str, np.ndarray], ...] = ()
     scalar_reads: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -296,31 +299,74 @@ def _bucket_attribute(bucket: Sequence[str], named: set[str]) -> str:
     return f" attributes {{symshape.bucket = [{names}]}}"
 
 
-def module_text(functions: Iterable[TracedFunction]) -> str:
-    """The MLIR text of a module holding ``functions`` (and their constants' blobs)."""
+def _checked(functions: Iterable[TracedFunction]) -> tuple[str, dict[str, np.ndarray]]:
+    """The MLIR text of a module holding ``functions`` without their constants'
+    blobs, and the blobs by resource name.
+
+    Raises:
+        FrontendError: two functions or two blobs with one name.
+    """
     functions = list(functions)
     names = [f.name for f in functions]
     if len(set(names)) != len(names):
         raise FrontendError(f"function names repeat: {names}")
-    text = "module {\n" + "\n".join(f.text for f in functions) + "\n}\n"
-    blobs = [(name, blob) for f in functions for name, blob in f.resources]
-    if len({name for name, _ in blobs}) != len(blobs):
+    blobs = {name: blob for f in functions for name, blob in f.resources}
+    if len(blobs) != sum(len(f.resources) for f in functions):
         raise FrontendError("constant resource names repeat across functions")
+    return "module {\n" + "\n".join(f.text for f in functions) + "\n}\n", blobs
+
+
+def module_text(functions: Iterable[TracedFunction]) -> str:
+    """The MLIR text of a module holding ``functions``, their constants' blobs in its
+    ``dialect_resources`` section (for files and tools; `trace_module` builds the
+    module without writing the blobs as text)."""
+    text, blobs = _checked(functions)
     if blobs:
         # A blob is its alignment (a little-endian uint32) then the bytes.
+        alignment = BLOB_ALIGNMENT.to_bytes(4, "little").hex()
         entries = ",\n".join(
-            f'      {name}: "0x{(16).to_bytes(4, "little").hex()}{blob.hex()}"'
-            for name, blob in blobs
+            f'      {name}: "0x{alignment}{blob.tobytes().hex()}"' for name, blob in blobs.items()
         )
         text += f"{{-#\n  dialect_resources: {{\n    builtin: {{\n{entries}\n    }}\n  }}\n#-}}\n"
     return text
 
 
+#: What a blob's name is prefixed with in the text `trace_module` parses: the
+#: parser makes a blob-less resource of that name, which the blob then replaces.
+_PENDING = "symshape.pending."
+
+
 def trace_module(
     functions: Sequence[TracedFunction], context: ir.Context | None = None
 ) -> ir.Module:
-    """Parses a module holding ``functions`` (in ``context`` or a fresh one)."""
-    text = module_text(functions)
+    """A module holding ``functions`` (in ``context`` or a fresh one).
+
+    The ops are parsed from the traced text; each large constant's blob is
+    wrapped as it is (``DenseResourceElementsAttr.get_from_buffer``, no copy
+    and no hex text), so a model's weights cost no formatting or parsing:
+
+        %k0 = arith.constant dense_resource<main_k0> : tensor<768x768xf32>
+    """
+    text, blobs = _checked(functions)
+    if blobs:
+        text = text.replace("dense_resource<", f"dense_resource<{_PENDING}")
     ctx = context or new_context()
-    with ctx:
-        return ir.Module.parse(text)
+    with ctx, ir.Location.unknown():
+        module = ir.Module.parse(text)
+        if blobs:
+            _wrap_blobs(module, blobs)
+    return module
+
+
+def _wrap_blobs(module: ir.Module, blobs: dict[str, np.ndarray]) -> None:
+    """Gives every constant that names a pending resource its blob from ``blobs``."""
+    prefix = f"dense_resource<{_PENDING}"
+
+    def pending(op: ir.Operation) -> bool:
+        return op.name == "arith.constant" and str(op.attributes["value"]).startswith(prefix)
+
+    for op in collect_ops(module.operation, pending):
+        name = str(op.attributes["value"])[len(prefix):].split(">", 1)[0]
+        op.attributes["value"] = ir.DenseResourceElementsAttr.get_from_buffer(
+            blobs[name].reshape(-1).view(np.uint8), name, op.result.type,
+            alignment=BLOB_ALIGNMENT)

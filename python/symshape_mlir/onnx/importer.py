@@ -31,6 +31,7 @@ from onnx import numpy_helper
 import symshape_mlir.onnx.ops  # noqa: F401  (registers the importers)
 from symshape_mlir.extent.expr import RESERVED_WORDS
 from symshape_mlir.frontend.errors import FrontendError
+from symshape_mlir.frontend.ops.constants import INLINE_LIMIT
 from symshape_mlir.frontend.source import SourceLocation, located
 from symshape_mlir.frontend.tensor import Tensor, TensorSpec
 from symshape_mlir.frontend.tracer import FunctionTrace
@@ -209,7 +210,7 @@ def literal(init: onnx.TensorProto, where: SourceLocation) -> Literal:
             "which the importer does not support",
             where,
         )
-    return Literal(tensor_array(init))
+    return Literal(tensor_array(init, shared=math.prod(init.dims) > INLINE_LIMIT))
 
 
 #: Element types whose ``raw_data`` is the array's bytes, little-endian as ONNX stores them
@@ -227,17 +228,22 @@ _RAW_LAYOUT: dict[int, np.dtype] = {
 }
 
 
-def tensor_array(init: onnx.TensorProto) -> np.ndarray:
+def tensor_array(init: onnx.TensorProto, *, shared: bool = False) -> np.ndarray:
     """``init``'s data as a numpy array: its raw bytes read directly where their layout
     is the array's (about 10x faster than ``numpy_helper.to_array`` on small tensors,
-    which shape computations are full of), else through ``numpy_helper``."""
+    which shape computations are full of), else through ``numpy_helper``.
+
+    With ``shared``, raw bytes are returned as a read-only view, not copied:
+    a large initializer then reaches the module's blob with no copy at all.
+    """
     layout = _RAW_LAYOUT.get(init.data_type)
     if layout is not None and init.data_location != onnx.TensorProto.EXTERNAL \
             and init.HasField("raw_data"):
         raw = init.raw_data
         dims = tuple(init.dims)
         if len(raw) == layout.itemsize * math.prod(dims):
-            return np.frombuffer(raw, layout).reshape(dims).copy()
+            array = np.frombuffer(raw, layout).reshape(dims)
+            return array if shared else array.copy()
     return numpy_helper.to_array(init)
 
 

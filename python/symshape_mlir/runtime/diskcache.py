@@ -1,14 +1,14 @@
 """The on-disk cache of compiled artifacts, shared by processes.
 
 An entry is a ``.vmfb`` and a ``.json`` of captured sizes, keyed by a hash
-of the module text, the target, every ``iree-compile`` flag, the
+of the module (its text, or bytecode), the target, every ``iree-compile`` flag, the
 specialization bindings, the IREE compiler version and a fingerprint of the
 installed symshape passes (so an edited pass never serves a stale artifact).
 Writers hold a `filelock.FileLock` per key: when several processes compile
 the same module at once, one compiles and the others wait, then read::
 
     >>> cache = DiskCache(Path("/tmp/symshape-cache"))
-    >>> key = cache_key(text, "llvm-cpu", flags, bindings="")
+    >>> key = cache_key(source.digest, "llvm-cpu", flags, bindings="")
     >>> with cache.locked(key):
     ...     entry = cache.read(key) or cache.write(key, vmfb, meta)
 
@@ -43,7 +43,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-_FORMAT = 2
+_FORMAT = 3
 _ENV = "SYMSHAPE_MLIR_CACHE_DIR"
 _MAX_ENV = "SYMSHAPE_MLIR_CACHE_MAX_BYTES"
 _DEFAULT_MAX_BYTES = 2 << 30
@@ -92,11 +92,11 @@ def toolchain_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
-def cache_key(text: str, target: str, flags: Sequence[str], *, bindings: str) -> str:
+def cache_key(source: str, target: str, flags: Sequence[str], *, bindings: str) -> str:
     """The key of one artifact.
 
     Args:
-        text: The module's source text.
+        source: The SHA-256 of the module (`ModuleSource.digest`).
         target: The IREE target.
         flags: Every ``iree-compile`` flag.
         bindings: The ``symshape-specialize`` bindings (``"batch=32"``), or
@@ -104,7 +104,7 @@ def cache_key(text: str, target: str, flags: Sequence[str], *, bindings: str) ->
     """
     fields = {
         "format": _FORMAT,
-        "text": hashlib.sha256(text.encode()).hexdigest(),
+        "source": source,
         "target": target,
         "flags": list(flags),
         "bindings": bindings,

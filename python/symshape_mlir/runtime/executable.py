@@ -36,7 +36,6 @@ from symshape_mlir.backend.compile import compile_module
 from symshape_mlir.backend.errors import CompileError
 from symshape_mlir.backend.runtime import Function, LoadedModule, load
 from symshape_mlir.backend.targets import get_target, target_flags
-from symshape_mlir.context import new_context
 from symshape_mlir.passes import run_pipeline
 from symshape_mlir.pipeline import AnalysisCache
 from symshape_mlir.runtime.capture import FunctionSizes, capture_module
@@ -44,6 +43,7 @@ from symshape_mlir.runtime.diskcache import DiskCache, cache_key, default_cache_
 from symshape_mlir.runtime.drivers import LOCAL_DRIVERS, DriverRace, race
 from symshape_mlir.runtime.entry import EntryPoint
 from symshape_mlir.runtime.params import PackedParams
+from symshape_mlir.runtime.source import ModuleSource
 from symshape_mlir.walk import collect_ops, functions
 
 __all__ = ["Executable", "Stats", "compile"]
@@ -68,26 +68,6 @@ class Stats:
     padded: int = 0
     compile_seconds: float = 0.0
     sync_variants: int = 0
-
-
-def _source_text(module: Any) -> tuple[str, str | None]:
-    """The module's text and its file name (None for text or an in-memory module)."""
-    if isinstance(module, os.PathLike) or (
-        isinstance(module, str) and "\n" not in module and os.path.isfile(module)
-    ):
-        path = Path(module)
-        return path.read_text(), str(path)
-    if isinstance(module, str):
-        if "\n" not in module and "{" not in module and module.strip():
-            # One line without a region is no module: a path that names no file.
-            raise FileNotFoundError(f"no file {module!r} (and not MLIR text)")
-        return module, None
-    operation = getattr(module, "operation", None)
-    if operation is None or not hasattr(operation, "get_asm"):
-        raise TypeError(
-            f"expected a .mlir path, MLIR text or an mlir.ir Module, got {type(module).__name__}"
-        )
-    return operation.get_asm(enable_debug_info=True), None
 
 
 def _bindings_text(bindings: Mapping[str, int]) -> str:
@@ -121,8 +101,7 @@ class Executable:
 
     def __init__(
         self,
-        text: str,
-        filename: str | None,
+        source: ModuleSource,
         *,
         target: str,
         driver: str | None,
@@ -148,8 +127,7 @@ class Executable:
         self.target = target
         self.cache_size = cache_size
         self.hot_after = hot_after if hot_after is not None else -1
-        self._text = text
-        self._filename = filename
+        self.source = source
         self._extra_flags = tuple(flags)
         self._data_tiling = data_tiling
         self._static_data_tiling = static_data_tiling
@@ -234,11 +212,7 @@ class Executable:
         self, bindings: str, packed: PackedParams | None = None
     ) -> tuple[CompiledModule, dict[str, Any]]:
         """Runs the symshape pipeline and ``iree-compile``; captures sizes when dynamic."""
-        with new_context():
-            if self._filename is not None:
-                module = ir.Module.parseFile(self._filename)
-            else:
-                module = ir.Module.parse(self._text)
+        with self.source.copy() as module:
             meta: dict[str, Any] = {}
             # Judged before specialization makes every operand static.
             contracts = _contracts_activations(module, packed)
@@ -254,7 +228,7 @@ class Executable:
                 packed.globalize(module)
             resolved = module.operation.get_asm(enable_debug_info=True)
             tiling = self._tiling(bindings, packed, contracts)
-        what = f"@{self._filename or 'module'}" + (f" [{bindings}]" if bindings else "")
+        what = self.source.name + (f" [{bindings}]" if bindings else "")
         if packed is not None:
             what += f" with @{packed.function} parameters packed"
 
@@ -291,7 +265,7 @@ class Executable:
         unplanned = "all" if self._unplanned is True else ",".join(sorted(self._unplanned or ()))
         params = f"|params={packed.key_text()}" if packed is not None else ""
         key = cache_key(
-            self._text,
+            self.source.digest,
             self.target,
             self._requested_flags(bindings, packed),
             bindings=f"{bindings}|unplanned={unplanned}|contract={self.contract}{params}",
@@ -426,8 +400,7 @@ class Executable:
             host = self._host
         if host is None:
             host = Executable(
-                self._text,
-                self._filename,
+                self.source,
                 target="llvm-cpu",
                 driver="local-sync",
                 flags=(),
@@ -524,7 +497,9 @@ _CONTRACTIONS = frozenset({
 })
 
 
-def _contracts_activations(module: ir.Module, packed: PackedParams | None = None) -> bool:
+def _contracts_activations(
+    module: ir.Module | ir.Operation, packed: PackedParams | None = None
+) -> bool:
     """Whether a contraction in ``module`` multiplies two activations.
 
     An operand is a weight when its shape is static or, in the function
@@ -642,7 +617,7 @@ def compile(
         PipelineError: The symshape passes reject the module.
         CompileError: ``iree-compile`` fails.
     """
-    text, filename = _source_text(module)
+    source = ModuleSource(module)
     directory: Path | None
     if cache_dir is True:
         directory = default_cache_dir()
@@ -651,8 +626,7 @@ def compile(
     else:
         directory = Path(cache_dir)
     return Executable(
-        text,
-        filename,
+        source,
         target=target,
         driver=driver,
         flags=flags,

@@ -67,14 +67,14 @@ class PackedParams:
         return PARAMETER_SCOPE, {parameter_key(self.function, i): a
                                  for i, a in self.arrays.items()}
 
-    def globalize(self, module: ir.Module) -> None:
+    def globalize(self, module: ir.Module | ir.Operation) -> None:
         """Rewrites the resolved ``module`` (`globalize_arguments`)."""
         with module.context:
             globalize_arguments(module, self.function,
                                 {i: a.shape for i, a in self.arrays.items()})
 
 
-def globalize_arguments(module: ir.Module, function: str,
+def globalize_arguments(module: ir.Module | ir.Operation, function: str,
                         params: Mapping[int, tuple[int, ...]]) -> None:
     """Turns arguments of ``function`` into parameter globals.
 
@@ -87,7 +87,8 @@ def globalize_arguments(module: ir.Module, function: str,
     Raises:
         KeyError: No such function.
     """
-    found = [func for func in functions(module.operation)
+    root = module.operation
+    found = [func for func in functions(root)
              if ir.StringAttr(func.attributes["sym_name"]).value == function]
     if not found:
         raise KeyError(f"no function @{function} in the module")
@@ -100,7 +101,7 @@ def globalize_arguments(module: ir.Module, function: str,
         static = ir.RankedTensorType.get(list(params[index]), element, loc=func.location)
         name = f"__param_{function}_{index}"
         key = parameter_key(function, index)
-        with ir.InsertionPoint.at_block_begin(module.body), func.location:
+        with ir.InsertionPoint.at_block_begin(root.regions[0].blocks[0]), func.location:
             ir.Operation.create("util.global", attributes={
                 "sym_name": ir.StringAttr.get(name),
                 "sym_visibility": ir.StringAttr.get("private"),

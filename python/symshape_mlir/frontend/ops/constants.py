@@ -2,8 +2,9 @@
 
 Small constants are written inline as raw little-endian bytes
 (``dense<"0x0000803F"> : tensor<1xf32>``), booleans as a list; constants of
-more than :data:`INLINE_LIMIT` elements become ``dense_resource`` blobs kept
-in the module's ``dialect_resources`` section, so the IR text stays small.
+more than :data:`INLINE_LIMIT` elements become ``dense_resource`` blobs: the
+module wraps their arrays as they are (`trace_module`), and only its text form
+(`module_text`) writes them in a ``dialect_resources`` section.
 
 A boolean constant of more than :data:`BOOL_LIST_LIMIT` elements that is not
 a splat is an ``i32`` constant compared with zero (a ``linalg.generic``, which
@@ -32,7 +33,7 @@ from symshape_mlir.frontend.tracer import FunctionTrace, tensor_type
 from symshape_mlir.frontend.vjp import primitive
 from symshape_mlir.shapes.shape import Shape
 
-__all__ = ["BOOL_LIST_LIMIT", "INLINE_LIMIT", "constant"]
+__all__ = ["BLOB_ALIGNMENT", "BOOL_LIST_LIMIT", "INLINE_LIMIT", "aligned_copy", "constant"]
 
 #: Constants with more elements than this are written as resource blobs.
 INLINE_LIMIT = 256
@@ -69,13 +70,41 @@ def constant(
         literal = f"dense<{_nested(data)}>"
     elif array.size > INLINE_LIMIT:
         resource = f"{trace.name}_k{len(trace.resources)}"
-        trace.resources[resource] = data.tobytes()
+        trace.resources[resource] = data if _immutable(data) else aligned_copy(data)
         literal = f"dense_resource<{resource}>"
     else:
         literal = f'dense<"0x{data.tobytes().hex().upper()}">'
     name = trace.ssa("k")
     trace.emit(f"{name} = arith.constant {literal} : {type_}", where)
     return Tensor(trace, name, shape, dtype)
+
+
+#: The alignment of a constant's blob: what MLIR's printer writes for it, and
+#: what ``DenseResourceElementsAttr`` needs of the buffer it wraps.
+BLOB_ALIGNMENT = 16
+
+
+def aligned_copy(data: np.ndarray) -> np.ndarray:
+    """A C-contiguous copy of ``data`` whose first byte is ``BLOB_ALIGNMENT``-aligned
+    (the module wraps it without copying; the caller's array may change later)."""
+    raw = np.empty(data.nbytes + BLOB_ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % BLOB_ALIGNMENT
+    copy = raw[start:start + data.nbytes].view(data.dtype).reshape(data.shape)
+    copy[...] = data
+    return copy
+
+
+def _immutable(data: np.ndarray) -> bool:
+    """Whether no one can change ``data`` and the module may wrap it as it is: a
+    read-only, ``BLOB_ALIGNMENT``-aligned, C-contiguous view of ``bytes`` (as the
+    ONNX importer reads a large initializer)."""
+    root: object = data
+    while isinstance(root, np.ndarray):
+        if root.flags.writeable:
+            return False
+        root = root.base
+    return (isinstance(root, bytes) and data.flags.c_contiguous
+            and data.ctypes.data % BLOB_ALIGNMENT == 0)
 
 
 def _nested(data: np.ndarray) -> str:
