@@ -36,6 +36,9 @@ Run from the repository root (onnxruntime is in the ``test`` extra,
     .venv/bin/python bench/onnx_models.py --models resnet,bert --no-blocks
     .venv/bin/python bench/onnx_models.py --no-zoo            # the blocks only
     .venv/bin/python bench/onnx_models.py --profile resnet:batch=2,height=96,width=80
+    # a lever against the default static tier, one column each, at the larger binding:
+    .venv/bin/python bench/onnx_models.py --models mobilenet_v2 --no-blocks --no-dyn \
+        --bindings 3 --variant 'o3=--iree-opt-level=O3' --variant 'dt=static-data-tiling'
 """
 
 import os
@@ -136,19 +139,41 @@ def _row(label: str, timed: dict[str, tuple[float, float]], peers: list[str],
     return text, ratios
 
 
-def bench_zoo(names: list[str], budget: float, summary: dict[str, list[float]]) -> None:
+def _variant(spec: str) -> tuple[str, dict[str, Any]]:
+    """``NAME=FLAG;FLAG...`` as a name and `runtime.compile` arguments: each flag is an
+    ``iree-compile`` flag, except ``static-data-tiling`` (data tiling for static variants)."""
+    name, sep, text = spec.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=FLAG;FLAG..., got '{spec}'")
+    flags = [flag for flag in text.split(";") if flag]
+    return name, {"flags": [f for f in flags if f != "static-data-tiling"],
+                  "static_data_tiling": "static-data-tiling" in flags}
+
+
+def bench_zoo(names: list[str], budget: float, summary: dict[str, list[float]],
+              variants: list[tuple[str, dict[str, Any]]], which: list[int] | None,
+              dynamic: bool) -> None:
+    """Each model at its bindings (``which``: their indices; None for all): the dynamic
+    module (unless not ``dynamic``), the static tier and one static tier per variant."""
     entries = zoo.entries()
+    tiers = ["tier", *(f"tier:{name}" for name, _ in variants)]
+    ours = (["dyn"] if dynamic else []) + tiers
     print("(zoo) onnxruntime / ours (> 1: ours faster); medians in ms")
-    print(f"    {'model binding':<44}{'ort':>9}{'dyn':>9}{'tier':>9}{'ort/dyn':>9}"
-          f"{'ort/tier':>9}{'spread':>8}  tier driver")
+    print(f"    {'model binding':<44}{'ort':>9}" + "".join(f"{n:>9}" for n in ours)
+          + "".join(f"{'ort/' + n:>9}" for n in ours) + f"{'spread':>8}  tier driver")
     for name in names:
         entry = entries[name]
         try:
             module = import_model(zoo.path(entry))
-            dynamic = runtime.compile(module, hot_after=None)
-            tier = runtime.compile(module, hot_after=None)
             bindings = _bindings(entry)
-            tier.pre_specialize(bindings)
+            if which is not None:
+                bindings = [b for i, b in enumerate(bindings) if i in which]
+            exes: dict[str, runtime.Executable] = {}
+            if dynamic:
+                exes["dyn"] = runtime.compile(module, hot_after=None)
+            for label, options in [("tier", {}), *((f"tier:{n}", o) for n, o in variants)]:
+                exes[label] = runtime.compile(module, hot_after=None, **options)
+                exes[label].pre_specialize(bindings)
         except Exception as exc:  # a model that fails is reported, not fatal
             NOTES.append(f"{name}: {type(exc).__name__}: {str(exc)[:200]}")
             continue
@@ -157,7 +182,7 @@ def bench_zoo(names: list[str], budget: float, summary: dict[str, list[float]]) 
             feeds = zoo.inputs(entry, binding)
             args = list(feeds.values())
             reference = session.run(None, feeds)
-            for label, exe in (("dyn", dynamic), ("tier", tier)):
+            for label, exe in exes.items():
                 for _ in range(_WARM_UP):
                     out = exe.main(*args)
                 error = _error(out, reference)
@@ -166,17 +191,20 @@ def bench_zoo(names: list[str], budget: float, summary: dict[str, list[float]]) 
                                  f"(max error {error:.1e} of the largest magnitude)")
             fns: dict[str, Callable[[], Any]] = {
                 "ort": lambda s=session, f=feeds: s.run(None, f),
-                "dyn": lambda a=args, e=dynamic: e.main(*a),
-                "tier": lambda a=args, e=tier: e.main(*a),
+                **{label: (lambda a=args, e=exe: e.main(*a)) for label, exe in exes.items()},
             }
             timed = interleaved(fns, rounds_for(fns, 15, _MAX_ROUNDS, budget))
             label = f"{name} " + ",".join(str(v) for v in binding.values())
-            text, ratios = _row(label, timed, ["ort"], ["dyn", "tier"])
-            drivers = {f.driver for _, s in tier.main.specializations() for f in [s.function]
-                       if s.static_key == tuple(binding[a] for a in tier.main.named_axes)}
-            print(text + "  " + ",".join(sorted(drivers)), flush=True)
-            summary["zoo ort/dyn"].append(ratios["dyn"])
-            summary["zoo ort/tier"].append(ratios["tier"])
+            text, ratios = _row(label, timed, ["ort"], ours)
+            drivers = []
+            for tier in tiers:
+                exe = exes[tier]
+                drivers.append("/".join(sorted(
+                    {f.driver for _, s in exe.main.specializations() for f in [s.function]
+                     if s.static_key == tuple(binding[a] for a in exe.main.named_axes)})))
+            print(text + "  " + ",".join(drivers), flush=True)
+            for n in ours:
+                summary[f"zoo ort/{n}"].append(ratios[n])
 
 
 # -- BERT-base blocks -------------------------------------------------------------------
@@ -474,6 +502,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="MODEL[:axis=value,...]",
                         help="print the dispatch profile of one static variant and exit")
     parser.add_argument("--top", type=int, default=12, help="rows per profile")
+    parser.add_argument("--variant", action="append", type=_variant, default=[],
+                        metavar="NAME=FLAG;FLAG...",
+                        help="a further static tier compiled with these iree-compile flags "
+                             "(static-data-tiling: with data tiling), a column each")
+    parser.add_argument("--bindings", help="comma-separated indices of each model's "
+                        "bindings to run (3 is the larger one; default: all)")
+    parser.add_argument("--no-dyn", action="store_true", help="skip the dynamic module")
     args = parser.parse_args(argv)
     if ort is None:
         print("onnxruntime is not installed (pip install -e .[test])")
@@ -484,7 +519,8 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, list[float]] = collections.defaultdict(list)
     if not args.no_zoo:
         names = args.models.split(",") if args.models else sorted(zoo.entries())
-        bench_zoo(names, args.budget, summary)
+        which = [int(i) for i in args.bindings.split(",")] if args.bindings else None
+        bench_zoo(names, args.budget, summary, args.variant, which, not args.no_dyn)
     if not args.no_blocks:
         bench_blocks(args.budget, summary)
     print("\nsummary (ratios > 1: ours faster)")

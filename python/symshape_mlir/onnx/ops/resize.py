@@ -12,11 +12,33 @@ computes, per output position, the source coordinate under the
 neighbours' indices (clamped to the axis, which is the reference's edge
 padding) and their weights; the neighbours are read with ``take`` and
 weighed. Axes that keep their extent under an identity transformation are
-left alone.
+left alone, as are axes whose ``sizes`` element is their extent under a
+transformation that maps each position to itself.
+
+Nearest resizing by an integer scale ``k`` whose positions round to
+``y floordiv k`` (``asymmetric`` or ``tf_half_pixel_for_nn`` with ``floor``;
+the half-pixel transformations with a ``round_prefer_*`` mode: the source
+coordinate stays within ``0.5 - 0.5 / k`` of the source position) repeats
+each element ``k`` times along those axes instead of reading through a
+gather per axis: a unit axis after each, broadcast to ``k`` and merged into
+it, which IREE fuses into its neighbours:
+
+.. code-block:: mlir
+
+    // [batch, 8, h, w] -> [batch, 8, h, 1, w, 1] -> [batch, 8, h, 2, w, 2]
+    %b = symshape.broadcast_in_dim %e ...
+    // -> [batch, 8, h * 2, w * 2]
+    %y = symshape.reshape %b ...
+
+The ``f32`` coordinates the gathers compute agree with ``y floordiv k`` for
+positions below 2^22. (One generic reading ``d2 floordiv 2`` would do the
+same, but IREE 3.13 crashes on such a map in some dispatches.)
 
 Example:
-    ``Resize(x: [batch, 8, h, w], scales=[1, 1, 2, 2], mode="nearest")`` is
-    ``[batch, 8, h * 2, w * 2]``: two gathers along axes 2 and 3.
+    ``Resize(x: [batch, 8, h, w], scales=[1, 1, 2, 2], mode="linear")`` is
+    ``[batch, 8, h * 2, w * 2]``: two gathers along axes 2 and 3 per axis;
+    with ``mode="nearest"`` (``asymmetric``, ``floor``), a broadcast and a
+    reshape.
 """
 
 from __future__ import annotations
@@ -46,6 +68,15 @@ __all__: list[str] = []
 _TRANSFORMS = ("half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
                "tf_half_pixel_for_nn", "half_pixel_symmetric")
 _NEAREST = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+# The nearest modes whose position under each transformation is ``y floordiv k``
+# for an integer scale ``k >= 2``.
+_FLOORDIV = {
+    "asymmetric": ("floor",),
+    "tf_half_pixel_for_nn": ("floor",),
+    "half_pixel": ("round_prefer_floor", "round_prefer_ceil"),
+    "pytorch_half_pixel": ("round_prefer_floor", "round_prefer_ceil"),
+    "half_pixel_symmetric": ("round_prefer_floor", "round_prefer_ceil"),
+}
 
 
 class _Axis:
@@ -238,6 +269,36 @@ def _cubic(axis: _Axis, a: float, exclude_outside: bool) -> Tensor:
     return result
 
 
+def _identity(mode: str, transform: str, scale: float | None) -> bool:
+    """Whether an axis that keeps its extent is left alone: under a scale of 1, or a
+    ``sizes`` element (``scale`` None) with a transformation that maps each
+    position to itself (not ``tf_half_pixel_for_nn``, which reads half a
+    position on; not cubic ``pytorch_half_pixel``, which weighs four copies of
+    the one element of an axis of extent 1)."""
+    if scale == 1.0:
+        return True
+    return scale is None and transform != "tf_half_pixel_for_nn" and not (
+        mode == "cubic" and transform == "pytorch_half_pixel")
+
+
+def _integer_scale(scale: float | None) -> int | None:
+    """``scale`` as an integer ``k >= 2``, or None."""
+    if scale is None or scale < 2 or scale != int(scale):
+        return None
+    return int(scale)
+
+
+def _repeat(x: Tensor, outs: list[Expr], factors: dict[int, int]) -> Tensor:
+    """``x`` with each axis ``a`` of ``factors`` read at ``y floordiv factors[a]``: a
+    unit axis after each, broadcast to the factor and merged into it."""
+    wide: list[fs.ShapeTarget] = []
+    for a in range(x.ndim):
+        wide += [x.shape[a], Const(factors[a])] if a in factors else [x.shape[a]]
+    spread = fs.expand_dims(x, [a + i + 1 for i, a in enumerate(sorted(factors))])
+    return fs.reshape(fs.broadcast_to(spread, wide),
+                      [outs[a] if a in factors else x.shape[a] for a in range(x.ndim)])
+
+
 def _targets(node: NodeContext, rank: int) -> tuple[list[Expr], list[float | None]]:
     """The output extents and constant scales of every axis (``None``: from ``sizes``)."""
     dims = exact_dims(node, 0)
@@ -287,10 +348,15 @@ def resize(node: NodeContext) -> list[Value]:
     if mode != "nearest" and not x.dtype.is_float:
         node.error(f"{mode} resizing of element type {x.dtype} is not supported")
     outs, scales = _targets(node, x.ndim)
-    result = x
     dims = exact_dims(node, 0)
+    factors: dict[int, int] = {}
+    if mode == "nearest" and nearest in _FLOORDIV.get(transform, ()):
+        factors = {a: k for a in range(x.ndim)
+                   if (k := _integer_scale(scales[a])) is not None}
+    result = _repeat(x, outs, factors) if factors else x
     for a in range(x.ndim):
-        if scales[a] == 1.0 and prove_eq(outs[a], dims[a]):
+        kept = _identity(mode, transform, scales[a]) and prove_eq(outs[a], dims[a])
+        if a in factors or kept:
             continue
         out = outs[a]
         if isinstance(out, Const) and out.value < 0:
