@@ -3,6 +3,8 @@ again; its digest (the disk cache's key) covers the constants' blobs."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +134,23 @@ def test_what_is_no_module_is_refused(value: object) -> None:
     else:
         with pytest.raises(TypeError, match=r"expected a \.mlir path, MLIR text or an mlir\.ir"):
             ModuleSource(value)
+
+
+_DIGEST = """
+import numpy as np
+from symshape_mlir.frontend import Tensor, f32, trace
+from symshape_mlir.runtime.source import ModuleSource
+weights = np.arange(300, dtype=np.float32)
+def shift(x):
+    return x + weights
+print(ModuleSource(trace(shift, Tensor["batch", 300, f32]).module).digest)
+"""
+
+
+def test_the_digest_of_a_module_is_the_same_in_every_process(tmp_path: Path) -> None:
+    """The disk cache serves a module traced again in another process."""
+    script = tmp_path / "digest.py"
+    script.write_text(_DIGEST)
+    digests = {subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              check=True).stdout.strip() for _ in range(2)}
+    assert len(digests) == 1 and len(digests.pop()) == 64
