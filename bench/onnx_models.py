@@ -139,15 +139,22 @@ def _row(label: str, timed: dict[str, tuple[float, float]], peers: list[str],
     return text, ratios
 
 
+_TILING = {"static-data-tiling": True, "no-static-data-tiling": False}
+
+
 def _variant(spec: str) -> tuple[str, dict[str, Any]]:
     """``NAME=FLAG;FLAG...`` as a name and `runtime.compile` arguments: each flag is an
-    ``iree-compile`` flag, except ``static-data-tiling`` (data tiling for static variants)."""
+    ``iree-compile`` flag, except ``static-data-tiling`` and ``no-static-data-tiling``
+    (data tiling for static variants on or off; without either, the module's rule)."""
     name, sep, text = spec.partition("=")
     if not sep or not name:
         raise argparse.ArgumentTypeError(f"expected NAME=FLAG;FLAG..., got '{spec}'")
     flags = [flag for flag in text.split(";") if flag]
-    return name, {"flags": [f for f in flags if f != "static-data-tiling"],
-                  "static_data_tiling": "static-data-tiling" in flags}
+    tiling = [_TILING[f] for f in flags if f in _TILING]
+    if len(tiling) > 1:
+        raise argparse.ArgumentTypeError(f"data tiling given twice in '{spec}'")
+    return name, {"flags": [f for f in flags if f not in _TILING],
+                  "static_data_tiling": tiling[0] if tiling else None}
 
 
 def bench_zoo(names: list[str], budget: float, summary: dict[str, list[float]],
@@ -505,7 +512,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", action="append", type=_variant, default=[],
                         metavar="NAME=FLAG;FLAG...",
                         help="a further static tier compiled with these iree-compile flags "
-                             "(static-data-tiling: with data tiling), a column each")
+                             "(static-data-tiling, no-static-data-tiling: with or without data "
+                             "tiling), a column each")
     parser.add_argument("--bindings", help="comma-separated indices of each model's "
                         "bindings to run (3 is the larger one; default: all)")
     parser.add_argument("--no-dyn", action="store_true", help="skip the dynamic module")

@@ -77,6 +77,41 @@ def test_grouped_conv_with_bias_pads_and_dilations() -> None:
     _check(model, [(2, 9, 6), (1, 6, 3)], "[batch, 6, h floordiv 2, w]")
 
 
+def test_grouped_1d_conv_is_one_named_convolution_per_group() -> None:
+    """A grouped 1-D Conv (two groups of three channels, pads, stride 2, dilation 2)
+    is one ``linalg.conv_1d_ncw_fcw`` per group, with the shape rules' extents, and
+    matches ``onnx.reference`` from the dynamic module and a static variant."""
+    node = helper.make_node("Conv", ["x", "W", "B"], ["y"], group=2, pads=[2, 1], strides=[2],
+                            dilations=[2])
+    model = _model(node, inputs=(("x", ["batch", 6, "t"]),),
+                   inits=[_const("W", (8, 3, 4)), _const("B", (8,), 1)])
+    assert str(infer_shapes(model)["y"]) == "[batch, 8, t floordiv 2 - 1]"
+    text = trace_model(model).module_text
+    assert text.count("linalg.conv_1d_ncw_fcw") == 2
+    assert text.count("tensor.concat") == 1
+    assert text.count("linalg.generic") == 1  # the bias
+    exe = runtime.compile(text, cache_dir=False, hot_after=None)
+    exe.pre_specialize([{"batch": 2, "t": 11}])
+    evaluator = ReferenceEvaluator(model)
+    for n, t in [(2, 11), (1, 7), (3, 5)]:
+        x = np.random.default_rng(t).standard_normal((n, 6, t)).astype(np.float32)
+        np.testing.assert_allclose(exe.main(x), evaluator.run(None, {"x": x})[0],
+                                   rtol=1e-5, atol=1e-5)
+    assert exe.stats()["variants"] == {"main": 1}
+
+
+def test_grouped_1d_conv_with_many_groups_is_one_window() -> None:
+    """Past 64 groups a grouped 1-D Conv stays one ``linalg.generic`` window."""
+    node = helper.make_node("Conv", ["x", "W"], ["y"], group=65)
+    model = _model(node, inputs=(("x", ["batch", 65, "t"]),), inits=[_const("W", (130, 1, 3))])
+    text = trace_model(model).module_text
+    assert "linalg.conv_1d" not in text and text.count("linalg.generic") == 1
+    exe = runtime.compile(text, cache_dir=False, hot_after=None)
+    x = np.random.default_rng(0).standard_normal((2, 65, 6)).astype(np.float32)
+    np.testing.assert_allclose(exe.main(x), ReferenceEvaluator(model).run(None, {"x": x})[0],
+                               rtol=1e-5, atol=1e-5)
+
+
 STATIC_CONVS = [
     pytest.param(dict(strides=[2, 2], pads=[1, 1, 1, 1]), (8, 3, 3, 3), id="conv_stride_2"),
     pytest.param(dict(dilations=[2, 1], pads=[0, 1, 2, 0]), (4, 3, 3, 2), id="conv_dilated"),

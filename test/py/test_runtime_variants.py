@@ -201,3 +201,74 @@ def test_static_variants_get_the_targets_static_flags(tmp_path: Path) -> None:
         assert sorted(sum(f.startswith(peel) for f in r) for r in recorded) == [
             len(flags), 1]
         assert all(expected in r for r in recorded if any(f.startswith(peel) for f in r))
+
+
+def _conv_model(*, weights_as_input: bool = False, scores: bool = False) -> str:
+    """``Conv`` of ``x: [batch, 3, h, w]`` by 1x1 kernels (an initializer, or an
+    input), then with ``scores`` the product of the result with its transpose
+    (a batch matmul of two activations, as attention's scores)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    from symshape_mlir.onnx import trace_model
+
+    kernel = numpy_helper.from_array(np.full((4, 3, 1, 1), 0.5, np.float32), "W")
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3, "h", "w"])]
+    if weights_as_input:
+        inputs.append(helper.make_tensor_value_info("W", TensorProto.FLOAT, [4, 3, 1, 1]))
+    nodes = [helper.make_node("Conv", ["x", "W"], ["c"])]
+    if scores:
+        nodes += [helper.make_node("Transpose", ["c"], ["t"], perm=[0, 1, 3, 2]),
+                  helper.make_node("MatMul", ["c", "t"], ["y"])]
+    else:
+        nodes.append(helper.make_node("Relu", ["c"], ["y"]))
+    graph = helper.make_graph(nodes, "g", inputs,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [] if weights_as_input else [kernel])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    model.ir_version = 10
+    return trace_model(model).module_text
+
+
+def _static_tiling(module: str, cache: Path, binding: dict[str, int],
+                   **options: bool | None) -> bool:
+    """Whether the static variant of ``module`` at ``binding`` was compiled with data tiling."""
+    exe = runtime.compile(module, cache_dir=cache, hot_after=None, **options)
+    exe.pre_specialize([binding])
+    # The dynamic module's record alone has the sizes of its functions.
+    records = [json.loads(p.read_text()) for p in cache.glob("*.json")]
+    flags = [r["flags"] for r in records if "functions" not in r]
+    assert len(records) == 2 and len(flags) == 1
+    tiled = {"--iree-opt-data-tiling": True, "--iree-opt-data-tiling=false": False}
+    (choice,) = {tiled[flag] for flag in flags[0] if flag in tiled}
+    return choice
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        pytest.param({}, True, id="constant_kernels"),
+        pytest.param({"scores": True}, False, id="constant_kernels_and_scores"),
+        pytest.param({"weights_as_input": True}, False, id="kernels_as_arguments"),
+    ],
+)
+def test_static_data_tiling_follows_the_module(tmp_path: Path, model: dict[str, bool],
+                                               expected: bool) -> None:
+    """Left to the runtime, a static variant is data-tiled when the module
+    convolves with constant kernels and multiplies no two activations; the
+    caller's True or False wins; numerics are the same either way."""
+    module = _conv_model(**model)
+    binding = {"batch": 2, "h": 5, "w": 5}
+    assert _static_tiling(module, tmp_path / "rule", binding) is expected
+    for choice in (True, False):
+        assert _static_tiling(module, tmp_path / str(choice), binding,
+                              static_data_tiling=choice) is choice
+    exe = runtime.compile(module, cache_dir=tmp_path / "rule", hot_after=None)
+    exe.pre_specialize([binding])
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 5, 5), dtype=np.float32)
+    args = [x] + ([np.full((4, 3, 1, 1), 0.5, np.float32)] if model.get("weights_as_input")
+                  else [])
+    c = np.einsum("nchw,fc->nfhw", x, np.full((4, 3), 0.5, np.float32))
+    expected_y = c @ c.transpose(0, 1, 3, 2) if model.get("scores") else np.maximum(c, 0.0)
+    np.testing.assert_allclose(exe.main(*args), expected_y, rtol=1e-5, atol=1e-5)
+    assert exe.stats()["variants"] == {"main": 1}

@@ -44,6 +44,7 @@ from symshape_mlir.runtime.drivers import LOCAL_DRIVERS, DriverRace, race
 from symshape_mlir.runtime.entry import EntryPoint
 from symshape_mlir.runtime.params import PackedParams
 from symshape_mlir.runtime.source import ModuleSource
+from symshape_mlir.runtime.tiling import CONTRACTIONS, ArgumentFree, tiles_static_variants
 from symshape_mlir.walk import collect_ops, functions
 
 __all__ = ["Executable", "Stats", "compile"]
@@ -174,11 +175,18 @@ class Executable:
                 logger.info("compiled %s for %s in %.1f s", what, self.target, seconds)
 
     def _tiling(
-        self, bindings: str, packed: PackedParams | None = None, contracts: bool = False
+        self, bindings: str, packed: PackedParams | None = None, contracts: bool = False,
+        tiles: bool = False,
     ) -> bool | None:
         """Data tiling for the dynamic module (``""``) or a static variant.
 
-        Modules with packed parameters use the target's default (on for
+        A static variant without packed parameters has it as the caller
+        chose (``static_data_tiling``) or, left to the runtime, when
+        ``tiles`` (`~symshape_mlir.runtime.tiling.tiles_static_variants`
+        of the source: it convolves with constant kernels and contracts no
+        two activations; on, onnxruntime time / ours rose from 0.63 to 0.92
+        for mobilenet_v2 at batch 1 and fell from 1.35 to 0.82 for bert at
+        8x48). Modules with packed parameters use the target's default (on for
         llvm-cpu): their weights are laid out once, at load time. Such a
         module, and the dynamic module left to the default, is compiled
         without it when the source ``contracts`` two activations
@@ -187,7 +195,7 @@ class Executable:
         variant: 82 ms with it, 62 ms without).
         """
         if packed is None and bindings:
-            return self._static_data_tiling
+            return tiles if self._static_data_tiling is None else self._static_data_tiling
         if packed is None and self._data_tiling is not None:
             return self._data_tiling
         if contracts and get_target(self.target).data_tiling:
@@ -216,6 +224,8 @@ class Executable:
             meta: dict[str, Any] = {}
             # Judged before specialization makes every operand static.
             contracts = _contracts_activations(module, packed)
+            tiles = bool(bindings) and packed is None and self._static_data_tiling is None \
+                and tiles_static_variants(module)
             # One inference: the sizes are captured from the facts the pipeline reuses.
             analyses = AnalysisCache()
             if not bindings and packed is None:
@@ -227,7 +237,7 @@ class Executable:
             if packed is not None:
                 packed.globalize(module)
             resolved = module.operation.get_asm(enable_debug_info=True)
-            tiling = self._tiling(bindings, packed, contracts)
+            tiling = self._tiling(bindings, packed, contracts, tiles)
         what = self.source.name + (f" [{bindings}]" if bindings else "")
         if packed is not None:
             what += f" with @{packed.function} parameters packed"
@@ -264,6 +274,9 @@ class Executable:
             return self._compile_text(bindings, packed)
         unplanned = "all" if self._unplanned is True else ",".join(sorted(self._unplanned or ()))
         params = f"|params={packed.key_text()}" if packed is not None else ""
+        if bindings and packed is None and self._static_data_tiling is None:
+            # The flags are the module's to decide (`tiles_static_variants`).
+            params += "|tiling=module"
         key = cache_key(
             self.source.digest,
             self.target,
@@ -490,13 +503,6 @@ class Executable:
         return f"<Executable {self.target} on {self.driver}: {', '.join(self._entries)}>"
 
 
-# Contractions: each reads two operands it multiplies (and an init).
-_CONTRACTIONS = frozenset({
-    "linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat",
-    "linalg.batch_matvec", "linalg.batch_vecmat", "linalg.dot", "linalg.batch_reduce_matmul",
-})
-
-
 def _contracts_activations(
     module: ir.Module | ir.Operation, packed: PackedParams | None = None
 ) -> bool:
@@ -518,7 +524,7 @@ def _contracts_activations(
                 packed.function:
             parameters = packed.arrays.keys()
         weights = _Weights(func, parameters)
-        for op in collect_ops(func, lambda op: op.name in _CONTRACTIONS):
+        for op in collect_ops(func, lambda op: op.name in CONTRACTIONS):
             if not any(weights(operand) for operand in list(op.operands)[:2]):
                 return True
     return False
@@ -528,41 +534,13 @@ class _Weights:
     """Decides which values of a function are weights (`_contracts_activations`)."""
 
     def __init__(self, func: ir.Operation, parameters: Collection[int]) -> None:
-        self._entry = func.regions[0].blocks[0]
         self._parameters = parameters
-        self._known: dict[ir.Value, bool] = {}
+        self._from_parameters = ArgumentFree(func, parameters)
 
     def __call__(self, value: ir.Value) -> bool:
         if isinstance(t := value.type, ir.RankedTensorType) and t.has_static_shape:
             return True
         return bool(self._parameters) and self._from_parameters(value)
-
-    def _from_parameters(self, root: ir.Value) -> bool:
-        """Whether ``root`` depends on no function argument but parameters
-        (a value from another block, a loop's, counts as an activation)."""
-        stack, seen = [root], set()
-        while stack:
-            value = stack.pop()
-            if value in seen:
-                continue
-            seen.add(value)
-            known = self._known.get(value)
-            if known is not None:
-                if not known:
-                    break
-                continue
-            owner = value.owner
-            if isinstance(owner, ir.Block):
-                if owner != self._entry or \
-                        ir.BlockArgument(value).arg_number not in self._parameters:
-                    break
-                continue
-            stack.extend(owner.operation.operands)
-        else:
-            self._known[root] = True
-            return True
-        self._known[root] = False
-        return False
 
 
 def compile(
@@ -572,7 +550,7 @@ def compile(
     driver: str | None = None,
     flags: Sequence[str] = (),
     data_tiling: bool | None = None,
-    static_data_tiling: bool | None = False,
+    static_data_tiling: bool | None = None,
     cache_size: int = 64,
     hot_after: int | None = 16,
     cache_dir: str | os.PathLike[str] | bool | None = True,
@@ -592,10 +570,17 @@ def compile(
             module that contracts two activations (no operand of static
             shape: attention's scores), and retried without when the
             module fails to compile with it.
-        static_data_tiling: The same for static variants. Off by default:
-            measured here (MLP 512-1024-512, llvm-cpu) static variants
-            without it are 1.5-4x faster at batch 1-32 and equal at 256,
-            since weights passed as arguments are repacked on every call.
+        static_data_tiling: The same for static variants (whose parameters
+            are not packed): True or False; None: on exactly for modules
+            that convolve with constant kernels and multiply no two
+            activations (`~symshape_mlir.runtime.tiling`). Weights passed
+            as arguments are re-laid out on every call (MLP 512-1024-512,
+            llvm-cpu: static variants without it 1.5-4x faster at batch
+            1-32, equal at 256); constant kernels are laid out once, at
+            compile time (onnxruntime time / ours with it off -> on:
+            mobilenet_v2 0.48-0.65 -> 0.61-0.92, efficientnet at
+            4x128x128 0.62 -> 1.04), while contractions of two activations
+            lose (bert at 8x48 1.35 -> 0.82).
         cache_size: Specialization entries kept per function (LRU).
         hot_after: Calls with one binding after which its static variant is
             compiled in the background; None turns tiers off.
