@@ -8,7 +8,7 @@ from mlir import ir
 
 from symshape_mlir.lowering.iree import convolutions_channels_last
 from symshape_mlir.lowering.iree.layouts import hide_transposed_inputs
-from symshape_mlir.lowering.iree.sinking import sink_transposes
+from symshape_mlir.lowering.iree.sinking import hoist_transposed_inputs, sink_transposes
 from symshape_mlir.pipeline import ModulePass
 from symshape_mlir.walk import functions
 
@@ -65,5 +65,7 @@ class RelayoutConvolutions(ModulePass):
         for func in functions(module):
             count = convolutions_channels_last(func)
             moved = sink_transposes(func) if count else 0
+            hoisted = hoist_transposed_inputs(func) if count else 0
             hide_transposed_inputs(func)
-            logger.debug("relayout %d convolutions, %d transposes moved", count, moved)
+            logger.debug("relayout %d convolutions, %d transposes moved down, %d up",
+                         count, moved, hoisted)

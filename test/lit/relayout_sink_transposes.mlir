@@ -147,3 +147,60 @@ func.func @dynamic(%x: tensor<?x4x?x?xf32>, %init: tensor<?x4x?x?xf32>, %e1: ten
   } -> tensor<?x4x?x?xf32>
   return %r : tensor<?x4x?x?xf32>
 }
+
+// -----
+
+// A transposed convolution's input (zeros with the data inserted at a
+// stride) is made channels-last from a channels-last copy of the data, not
+// transposed at its four times larger size, and needs no barrier.
+// CHECK-LABEL: func.func @inserted_into_zeros
+// CHECK: %[[Z:.*]] = linalg.fill {{.*}} -> tensor<1x7x7x4xf32>
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%arg0 : tensor<1x4x3x3xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK: %[[I:.*]] = tensor.insert_slice %[[XT]] into %[[Z]][0, 1, 1, 0] [1, 3, 3, 4] [1, 2, 2, 1] : tensor<1x3x3x4xf32> into tensor<1x7x7x4xf32>
+// CHECK-NOT: linalg.transpose ins(%[[I]]
+// CHECK-NOT: "util.optimization_barrier"(%[[I]])
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[I]], %{{.*}} : tensor<1x7x7x4xf32>, tensor<3x3x4x2xf32>)
+func.func @inserted_into_zeros(%x: tensor<1x4x3x3xf32>) -> tensor<1x2x5x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<2x4x3x3xf32>
+  %e = tensor.empty() : tensor<1x4x7x7xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  %i = tensor.insert_slice %x into %z[0, 0, 1, 1] [1, 4, 3, 3] [1, 1, 2, 2] : tensor<1x4x3x3xf32> into tensor<1x4x7x7xf32>
+  %e2 = tensor.empty() : tensor<1x2x5x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%i, %w : tensor<1x4x7x7xf32>, tensor<2x4x3x3xf32>) outs(%init : tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+  return %c : tensor<1x2x5x5xf32>
+}
+
+// -----
+
+// An elementwise producer of a padded convolution input writes its result
+// channels-last: no transpose is left before the convolution.
+// CHECK-DAG: #[[ID:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[NHWC:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+// CHECK-LABEL: func.func @written_channels_last
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[NHWC]]]{{.*}} ins(%arg0 : tensor<1x4x6x6xf32>) outs(%{{.*}} : tensor<1x6x6x4xf32>)
+// CHECK: %[[P:.*]] = tensor.pad %[[R]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK-NOT: linalg.transpose ins(%[[P]]
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[P]], %{{.*}} : tensor<1x8x8x4xf32>, tensor<3x3x4xf32>)
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @written_channels_last(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<1.0> : tensor<4x3x3xf32>
+  %e = tensor.empty() : tensor<1x4x6x6xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x4x6x6xf32>) outs(%e : tensor<1x4x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x6x6xf32>
+  %p = tensor.pad %relu low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x6x6xf32> to tensor<1x4x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x4x8x8xf32>, tensor<4x3x3xf32>) outs(%init : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %c : tensor<1x4x6x6xf32>
+}

@@ -45,7 +45,7 @@ from symshape_mlir.walk import collect_ops
 
 __all__ = ["convolutions_channels_last", "hide_transposed_inputs"]
 
-_CHANNELS_LAST_OPS = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc",
+CHANNELS_LAST_OPS = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc",
                       "linalg.conv_1d_nwc_wcf", "linalg.depthwise_conv_1d_nwc_wc")
 
 # Channels-first op -> (channels-last op, the permutations of its input (and
@@ -133,7 +133,7 @@ def hide_transposed_inputs(func: ir.Operation) -> int:
     dispatch instead of copying it (mobilenet_v2 at 2x96x80: 2.0 ms per
     call with the barriers, 0.9 without)."""
     hidden = 0
-    for op in collect_ops(func, lambda op: op.name in _CHANNELS_LAST_OPS):
+    for op in collect_ops(func, lambda op: op.name in CHANNELS_LAST_OPS):
         x = op.operands[0]
         owner = x.owner
         if not (isinstance(owner, ir.OpView) and owner.name == "linalg.transpose"):

@@ -36,6 +36,31 @@ amounts, a static ``tensor.extract_slice`` of the same rank, or another
 transpose), so it is never duplicated; two transposes in a row become
 one, and none when they undo each other. Static shapes
 only: the dynamic module keeps its layout.
+
+A convolution's input that is still transposed after that moves the other
+way (`hoist_transposed_inputs`), up past the single-use ops that make it,
+to where its tensor is smaller or its producer can write it in the layout:
+a transposed convolution's input, zeros with the data inserted at a
+stride and padded, is made channels-last by inserting and padding a
+channels-last copy of the data, and an elementwise producer writes its
+result permuted:
+
+.. code-block:: mlir
+
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x99x83xf32>)
+    %i = tensor.insert_slice %x into %z[0, 0, 2, 2] [2, 8, 48, 40] [1, 1, 2, 2]
+    %t = linalg.transpose ins(%i : tensor<2x8x99x83xf32>) ... permutation = [0, 2, 3, 1]
+
+becomes
+
+.. code-block:: mlir
+
+    %xt = linalg.transpose ins(%x : tensor<2x8x48x40xf32>) ... permutation = [0, 2, 3, 1]
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x99x83x8xf32>)
+    %t = tensor.insert_slice %xt into %z[0, 2, 2, 0] [2, 48, 40, 8] [1, 2, 2, 1]
+
+(the upsampler's transposed convolution at 2x24x20: its input's transpose
+took 42 % of the time).
 """
 
 from __future__ import annotations
@@ -45,9 +70,10 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import linalg, tensor
 
+from symshape_mlir.lowering.iree.layouts import CHANNELS_LAST_OPS
 from symshape_mlir.walk import collect_ops
 
-__all__ = ["sink_transposes"]
+__all__ = ["hoist_transposed_inputs", "sink_transposes"]
 
 # Rewrites of one function at most (a guard: each one moves a transpose
 # down past one op, which ends on any finite function).
@@ -254,3 +280,125 @@ def _sink_all(func: ir.Operation) -> int:
         if not moved:
             break
     return rewrites
+
+
+def hoist_transposed_inputs(func: ir.Operation) -> int:
+    """Moves the transpose that makes each channels-last convolution's input of
+    ``func`` up past the single-use ops that make its source (see the module
+    docstring); returns how many ops were rewritten."""
+    rewrites = 0
+    with func.context:
+        for conv in collect_ops(func, lambda op: op.name in CHANNELS_LAST_OPS):
+            transpose = conv.operands[0].owner
+            while isinstance(transpose, ir.OpView) and transpose.name == "linalg.transpose" \
+                    and _static(transpose.results[0]):
+                moved = _hoist(transpose)
+                if moved is None:
+                    break
+                rewrites += 1
+                transpose = moved
+    return rewrites
+
+
+def _hoist(transpose: ir.OpView) -> ir.OpView | None:
+    """Moves ``transpose`` above the op that makes its source when that op has no
+    other reader; returns the transpose left to move further (None: none, or
+    it cannot move)."""
+    source = transpose.operands[0]
+    producer = source.owner
+    if not isinstance(producer, ir.OpView) or len(list(source.uses)) != 1:
+        return None
+    permutation = _permutation(transpose)
+    if producer.name == "linalg.transpose":
+        inner = _permutation(producer)
+        cancels = [inner[axis] for axis in permutation] == list(range(len(permutation)))
+        _sink_into_transpose(transpose, producer)
+        _erase(producer)
+        return None if cancels else transpose
+    if producer.name == "linalg.generic" and _relayout_result(producer):
+        _write_permuted(producer, transpose, permutation)
+        return None
+    if _pad(producer, producer.operands[0]) and _static(producer.operands[0]):
+        return _hoist_above(producer, transpose, permutation, 0,
+                            ("static_low", "static_high"))
+    if _zeros_insert(producer):
+        return _hoist_above(producer, transpose, permutation, 0,
+                            ("static_offsets", "static_sizes", "static_strides"),
+                            _permuted_fill(producer.operands[1], transpose))
+    return None
+
+
+def _zeros_insert(op: ir.OpView) -> bool:
+    """Whether ``op`` inserts a static tensor at static offsets, sizes and strides
+    into a ``linalg.fill`` of a ``tensor.empty`` that nothing else reads."""
+    if op.name != "tensor.insert_slice" or len(op.operands) != 2 \
+            or not _static(op.operands[0]) or not _static(op.results[0]) \
+            or ir.RankedTensorType(op.operands[0].type).rank != \
+            ir.RankedTensorType(op.results[0].type).rank:
+        return False
+    dest = op.operands[1]
+    fill = dest.owner
+    return (isinstance(fill, ir.OpView) and fill.name == "linalg.fill"
+            and len(list(dest.uses)) == 1 and isinstance(fill.operands[1].owner, ir.OpView)
+            and fill.operands[1].owner.name == "tensor.empty")
+
+
+def _permuted_fill(dest: ir.Value, transpose: ir.OpView) -> ir.Value:
+    """The fill that makes ``dest``, of the transpose's result type instead."""
+    fill = dest.owner
+    type_ = ir.RankedTensorType(transpose.results[0].type)
+    with ir.InsertionPoint(fill), fill.location:
+        empty = tensor.EmptyOp(type_.shape, type_.element_type).result
+        return linalg.fill(fill.operands[0], outs=[empty])
+
+
+def _hoist_above(op: ir.OpView, transpose: ir.OpView, permutation: Sequence[int],
+                 operand: int, names: Sequence[str], dest: ir.Value | None = None
+                 ) -> ir.OpView:
+    """``op`` (a static pad, or an insert into zeros whose permuted fill is
+    ``dest``) made to read the transpose of its operand ``operand`` and write
+    the transpose's result; returns the new transpose."""
+    for name in names:
+        amounts = list(ir.DenseI64ArrayAttr(op.attributes[name]))
+        op.attributes[name] = ir.DenseI64ArrayAttr.get([amounts[p] for p in permutation])
+    with ir.InsertionPoint(op), op.location:
+        moved = _transposed(op.operands[operand], permutation)
+    op.operands[operand] = moved
+    if dest is not None:
+        old = op.operands[1].owner
+        op.operands[1] = dest
+        _erase(old)
+    op.results[0].set_type(transpose.results[0].type)
+    transpose.results[0].replace_all_uses_with(op.results[0])
+    _erase(transpose)
+    return moved.owner
+
+
+def _write_permuted(op: ir.OpView, transpose: ir.OpView, permutation: Sequence[int]) -> None:
+    """The elementwise ``op`` writes its result as ``transpose`` makes it."""
+    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    last = len(op.operands) - 1
+    maps[last] = _source_map(maps[last], _inverse(permutation))
+    type_ = ir.RankedTensorType(transpose.results[0].type)
+    old = op.operands[last].owner
+    with ir.InsertionPoint(op), op.location:
+        op.operands[last] = tensor.EmptyOp(type_.shape, type_.element_type).result
+    _erase_unused(old)
+    op.attributes["indexing_maps"] = ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps])
+    op.results[0].set_type(type_)
+    transpose.results[0].replace_all_uses_with(op.results[0])
+    _erase(transpose)
+
+
+def _erase(op: ir.OpView) -> None:
+    """Erases ``op`` (its result unread) and the ``tensor.empty`` it wrote into,
+    when nothing else reads that."""
+    init = op.operands[len(op.operands) - 1].owner
+    op.operation.erase()
+    _erase_unused(init)
+
+
+def _erase_unused(op: object) -> None:
+    """Erases ``op`` when it is a ``tensor.empty`` that nothing reads."""
+    if isinstance(op, ir.OpView) and op.name == "tensor.empty" and not list(op.results[0].uses):
+        op.operation.erase()
