@@ -7,15 +7,17 @@
 // Then slices at an offset read from a tensor (IREE 3.13 collapses their
 // axes as if they were contiguous), slices of a width read from a tensor
 // (IREE collapses them as whole rows), an empty slice of a slice at the end
-// (IREE composes the two and rejects the offset), and a broadcast that
+// (IREE composes the two and rejects the offset), a broadcast that
 // reads a tensor with no columns (IREE rejects the slice it makes of each
-// read).
+// read), and a broadcast of a slice of a tensor with no elements (IREE puts
+// the tensor.empty that slice becomes on the stack at a run-time extent).
 // Reference: `x[2:]` and `x` for @past_end; `x[k:]` for @tail; `x[:, :n]`
 // and `x[:n, :n]` (n clipped at 0) for @truncate_no_columns;
 // `ones((rows // 2, 1, 2))` for @window_of_ones; `x[:r - k, k:] + x[k:, :c -
 // k]` for @read_offsets; `2 * x + y[:, :w]` (w = cols(x)) for
 // @slices_of_a_read_width; `x` and `x[1:1]` (n >= 1) for
-// @empty_slice_of_a_slice; `zeros((rz, cz))` (cz = 0) for @spread_nothing.
+// @empty_slice_of_a_slice; `zeros((rz, cz))` (cz = 0) for @spread_nothing;
+// `v[k:]` and `zeros((rs, cs))` (k = cs = 0) for @spread_a_slice_of_nothing.
 
 // The rows of %x after its 2 static rows (none), and an empty block written
 // there.
@@ -136,4 +138,20 @@ func.func @spread_nothing(%x: tensor<?x0xf32> {symshape.axes = #symshape.shape<[
   %b = symshape.broadcast_in_dim %xc, %y dims [0, 1] to [dim(1, 0), dim(1, 1)]
       : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %b : tensor<?x?xf32>
+}
+
+// The elements of %v (there are none) from %k on, at an offset read from
+// a tensor, and that slice broadcast to the shape of %y, which must have no
+// columns (and %k must be 0).
+func.func @spread_a_slice_of_nothing(%v: tensor<0xf32>, %k: tensor<i32>,
+                                     %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[rs, cs]>})
+    -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %kv = tensor.extract %k[] : tensor<i32>
+  %start = arith.index_cast %kv : i32 to index
+  %left = arith.subi %c0, %start : index
+  %s = tensor.extract_slice %v[%start] [%left] [1] : tensor<0xf32> to tensor<?xf32>
+  %b = symshape.broadcast_in_dim %s, %y dims [1] to [dim(1, 0), dim(1, 1)]
+      : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %s, %b : tensor<?xf32>, tensor<?x?xf32>
 }

@@ -309,3 +309,33 @@ func.func @spread_a_collapsed_column(%x: tensor<?x?xf32> {symshape.axes = #symsh
       : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return %b : tensor<?x?xf32>
 }
+
+// -----
+
+// A slice of a tensor with no elements is a tensor.empty, and so is a slice
+// of that; a spread reading the last element by element reads a zero (IREE
+// 3.13 put the tensor.empty such reads meet on the stack at its run-time
+// extent and rejected it: 'expected no unbounded stack allocations', fuzzer
+// p181001695).
+// CHECK-LABEL: func.func @spread_a_slice_of_nothing
+// CHECK-NOT:     = tensor.extract_slice
+// CHECK:         %[[S:.*]] = tensor.empty(%{{.*}}) : tensor<?xf32>
+// CHECK-NOT:     = tensor.extract_slice
+// CHECK:         %[[T:.*]] = tensor.empty(%{{.*}}) : tensor<?xf32>
+// CHECK:         %[[B:.*]] = linalg.generic
+// CHECK-NOT:       tensor.extract
+// CHECK:           %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT:       tensor.extract
+// CHECK:           linalg.yield %[[Z]] : f32
+// CHECK:         return %[[S]], %[[B]]
+func.func @spread_a_slice_of_nothing(%v: tensor<0xf32>, %off: index, %len: index,
+                                     %y: tensor<?x?xf32> {symshape.axes = #symshape.shape<[r, c]>})
+    -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = arith.subi %c0, %off : index
+  %s = tensor.extract_slice %v[%off] [%n] [1] : tensor<0xf32> to tensor<?xf32>
+  %t = tensor.extract_slice %s[0] [%len] [1] : tensor<?xf32> to tensor<?xf32>
+  %b = symshape.broadcast_in_dim %t, %y dims [1] to [dim(1, 0), dim(1, 1)]
+      : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %s, %b : tensor<?xf32>, tensor<?x?xf32>
+}

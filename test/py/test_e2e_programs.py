@@ -710,6 +710,15 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["rz"], 0)), _normal(rng, (b["rz"], b["cz"]))),
         lambda x, y: (np.zeros(y.shape, np.float32),),
     ),
+    "spread_a_slice_of_nothing": Program(
+        "slices.mlir",
+        "spread_a_slice_of_nothing",
+        ({"rs": 3, "cs": 0, "k": 0}, {"rs": 1, "cs": 0, "k": 0}, {"rs": 0, "cs": 0, "k": 0}),
+        lambda rng, b: (np.zeros((0,), np.float32), np.array(b["k"], np.int32),
+                        _normal(rng, (b["rs"], b["cs"]))),
+        lambda v, k, y: (v[int(k):], np.zeros(y.shape, np.float32)),
+        scalars=("k",),
+    ),
 }
 """Every end-to-end program, by test id."""
 

@@ -897,6 +897,48 @@ def test_read_of_nothing() -> None:
     backend.compile_module(READ_OF_NOTHING, "llvm-cpu")
 
 
+# A vector made by tensor.empty at a run-time length, spread over the rows
+# of %x (read element by element in a generic). IREE bufferizes the
+# tensor.empty the reads meet as a stack allocation of that length and
+# rejects it (`'memref.alloca' op expected no unbounded stack allocations`).
+# Lowering makes such a vector of a slice of a tensor with no elements
+# (fuzzer p181001695: a slice of a `tensor<0xf32>`, then spread).
+# `symshape-resolve{target=iree}` replaces each read of a tensor.empty by a
+# zero, also where the tensor.empty replaced a slice of nothing
+# (`shield_reads_of_nothing`); test/e2e/slices.mlir runs the shielded form.
+SPREAD_OF_AN_EMPTY_VECTOR = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%x: tensor<?x?xf32>, %n: index) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %cols = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %v = tensor.empty(%n) : tensor<?xf32>
+  %e = tensor.empty(%rows, %cols) : tensor<?x?xf32>
+  %g = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<?x?xf32>) {
+  ^bb0(%out: f32):
+    %j = linalg.index 1 : index
+    %a = tensor.extract %v[%j] : tensor<?xf32>
+    linalg.yield %a : f32
+  } -> tensor<?x?xf32>
+  return %g : tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, raises=backend.CompileError,
+                   reason="IREE 3.13 puts a run-time sized tensor.empty on the stack")
+def test_spread_of_an_empty_vector() -> None:
+    try:
+        module = _loaded(SPREAD_OF_AN_EMPTY_VECTOR)
+    except backend.CompileError as error:
+        assert "expected no unbounded stack allocations" in (error.stderr or str(error))
+        raise
+    spread = module(np.zeros((2, 0), np.float32), 0)
+    assert spread.shape == (2, 0)
+
+
 # A choice between copies of %x and %y (as `tie_branch_results` makes them),
 # flattened to %n elements and also sliced. IREE fails to order the
 # partitions around the choice (`failed to schedule execution partitions

@@ -269,11 +269,13 @@ SHIELDS: tuple[Shield, ...] = (
         name="reads_of_nothing", phase="after-lowering", kind="workaround", iree="3.13",
         symptom="a slice or an element read of a tensor with an axis of extent 0 is "
                 "rejected once its offset folds ('offset 1 is out-of-bounds: 0 >= 0'); "
-                "a tensor.empty read element by element gets a stack allocation that "
-                "overflows 64 bits",
+                "a tensor.empty read element by element (also one that replaced a slice "
+                "of nothing) gets a stack allocation that overflows 64 bits or, at a "
+                "run-time extent, is rejected ('expected no unbounded stack allocations')",
         where=(_IREE + "slices.shield_reads_of_nothing",),
-        reproducers=_bugs("test_slice_of_no_columns", "test_read_of_nothing"),
-        findings=("p94006149", "p99007661", "p106004376", "p106007267"),
+        reproducers=_bugs("test_slice_of_no_columns", "test_read_of_nothing",
+                          "test_spread_of_an_empty_vector"),
+        findings=("p94006149", "p99007661", "p106004376", "p106007267", "p181001695"),
         apply=lambda func, _: shield_reads_of_nothing(func),
     ),
     Shield(

@@ -306,23 +306,27 @@ def shield_cast_sizes(func: ir.Operation) -> int:
     return _behind_barriers(func, 1, _is_cast_to_index)
 
 
+def _made_empty(value: ir.Value) -> bool:
+    """Whether ``value`` is a ``tensor.empty`` (through casts and shape
+    ties), which has no values."""
+    made = chain(value, TIES)[-1].owner
+    return isinstance(made, ir.OpView) and made.name == "tensor.empty"
+
+
 def _reads_nothing(op: ir.Operation) -> bool:
     """Whether ``op`` is a slice or an element read of a tensor with an axis
-    of extent 0, static or folding to it (`folded_extent`), or an element
-    read of a ``tensor.empty`` (through casts and shape ties), which has
-    no values."""
+    of extent 0, static or folding to it (`folded_extent`), or of a
+    ``tensor.empty`` (`_made_empty`)."""
     if op.name == "tensor.extract":
         element = op.results[0].type
         if not isinstance(element, (ir.FloatType, ir.IntegerType, ir.IndexType)):
             return False
-        made = chain(op.operands[0], TIES)[-1].owner
-        if isinstance(made, ir.OpView) and made.name == "tensor.empty":
-            return True
     elif op.name != "tensor.extract_slice":
         return False
     source = op.operands[0]
-    return any(folded_extent(source, axis) == 0
-               for axis in range(ir.RankedTensorType(source.type).rank))
+    return _made_empty(source) or any(
+        folded_extent(source, axis) == 0
+        for axis in range(ir.RankedTensorType(source.type).rank))
 
 
 def _zero(type_: ir.Type) -> ir.Value:
@@ -333,43 +337,51 @@ def _zero(type_: ir.Type) -> ir.Value:
 
 def shield_reads_of_nothing(func: ir.Operation) -> int:
     """Replaces each ``tensor.extract_slice`` of a tensor with an axis of
-    extent 0 (`_reads_nothing`) by a ``tensor.empty`` of its sizes, and
-    each ``tensor.extract`` of one by a zero; returns how many.
-    Such a slice is empty and reads nothing; such a read is out of bounds
-    wherever it runs, so it never runs in a call that passes its checks.
+    extent 0 or of a ``tensor.empty`` (`_reads_nothing`) by a
+    ``tensor.empty`` of its sizes, and each ``tensor.extract`` of one by a
+    zero, until none is left; returns how many.
+    Such a slice is empty or has no values; such a read is out of bounds
+    wherever it runs, so it never runs in a call that passes its checks,
+    or reads no value.
 
     Once IREE 3.13 folds an offset on that axis to a constant, the slice
     fails to verify (``offset 1 is out-of-bounds: 0 >= 0``): no offset is
     below an extent of 0, even for a slice of size 0. It makes a slice of
     each element read in a ``linalg.generic`` body too, with the same
-    error. An empty tensor has no offsets; IREE folds later slices of it
-    into empty tensors too. A read of a ``tensor.empty`` (lowering makes
-    the broadcast of a tensor with no elements one) reads no value: IREE
-    gave such a tensor a stack allocation sized by the largest extent it
-    allows (``memref.alloca`` of ``9007199254740991x9007199254740991``,
-    fuzzer p106007267); it reads a zero instead:
+    error. An empty tensor has no offsets. A read of a ``tensor.empty``
+    (lowering makes the broadcast of a tensor with no elements one, and
+    this shield the slice of one) reads no value: IREE gives the
+    ``tensor.empty`` such reads meet (directly or through a slice) a
+    stack allocation, sized by the largest extent it allows
+    (``memref.alloca`` of ``9007199254740991x9007199254740991``, fuzzer
+    p106007267) or by the run-time extent (``expected no unbounded stack
+    allocations``, fuzzer p181001695: a slice of a ``tensor<0xf32>``,
+    spread over rows); it reads a zero instead:
 
     .. code-block:: mlir
 
-        %s = tensor.extract_slice %t[0, 0] [%rows, %k] [1, 1] : tensor<?x0xf32> to tensor<?x?xf32>
-        %v = tensor.extract %t[%i, %j] : tensor<?x0xf32>
+        %s = tensor.extract_slice %t[%off] [%k] [1] : tensor<0xf32> to tensor<?xf32>
+        %v = tensor.extract %s[%j] : tensor<?xf32>
         // become:
-        %s = tensor.empty(%rows, %k) : tensor<?x?xf32>
+        %s = tensor.empty(%k) : tensor<?xf32>
         %v = arith.constant 0.000000e+00 : f32
     """
-    reads = collect_ops(func, _reads_nothing)
-    for op in reads:
-        with ir.InsertionPoint(op), op.location:
-            if op.name == "tensor.extract":
-                value = _zero(op.results[0].type)
-            else:
-                _, sizes, _ = slice_parameters(op)
-                value = ir.Operation.create(
-                    "tensor.empty", results=[op.results[0].type],
-                    operands=[op.operands[at] for _, at in sizes if at is not None]).result
-        op.results[0].replace_all_uses_with(value)
-        op.erase()
-    return len(reads)
+    shielded = 0
+    # A slice replaced by a tensor.empty makes its own reads reads of nothing.
+    while reads := collect_ops(func, _reads_nothing):
+        for op in reads:
+            with ir.InsertionPoint(op), op.location:
+                if op.name == "tensor.extract":
+                    value = _zero(op.results[0].type)
+                else:
+                    _, sizes, _ = slice_parameters(op)
+                    value = ir.Operation.create(
+                        "tensor.empty", results=[op.results[0].type],
+                        operands=[op.operands[at] for _, at in sizes if at is not None]).result
+            op.results[0].replace_all_uses_with(value)
+            op.erase()
+        shielded += len(reads)
+    return shielded
 
 
 def shield_slices_of_fills(func: ir.Operation) -> int:
