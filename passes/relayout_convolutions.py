@@ -29,8 +29,11 @@ class RelayoutConvolutions(ModulePass):
     becomes its channels-last op, its input transposed, its kernel
     transposed, its result transposed back; then, in static functions, the
     transposes move down through elementwise ops, pads and slices until
-    they cancel (:mod:`symshape_mlir.lowering.iree.sinking`), and an input
-    still transposed goes behind a ``util.optimization_barrier`` (so that
+    they cancel (:mod:`symshape_mlir.lowering.iree.sinking`), an input
+    still transposed has its transpose moved up past the single-use pads,
+    inserts into zeros (a transposed convolution's input) and elementwise
+    ops that make it, and one still transposed after that goes behind a
+    ``util.optimization_barrier`` (so that
     IREE does not fuse the transpose into it), and so does a kernel not
     computed from constants. Runs after
     ``canonicalize`` so that a static variant's barriers carry static
