@@ -117,10 +117,13 @@ def test_nearest_shapes() -> None:
     ("align_corners", "linear", 2),
     ("pytorch_half_pixel", "linear", 2),
     ("asymmetric", "nearest", 1),
+    # Its formula reads half a position on; onnxruntime leaves such axes alone.
+    ("tf_half_pixel_for_nn", "nearest", 1),
+    ("pytorch_half_pixel", "cubic", 4),
 ])
 def test_sizes_identity_axes(transform: str, mode: str, gathers: int) -> None:
-    """Axes whose ``sizes`` element is their extent are left alone where the
-    transformation maps each position to itself; numerics as onnxruntime's."""
+    """Axes whose ``sizes`` element is their extent are left alone, under every
+    transformation; numerics as onnxruntime's."""
     model = _by_sizes(transform, mode, (2, 1))
     assert import_model(model).operation.get_asm().count("symshape.gather") == gathers
     _check(model, [(1, 2, 3, 5), (2, 2, 4, 1)])

@@ -12,8 +12,8 @@ computes, per output position, the source coordinate under the
 neighbours' indices (clamped to the axis, which is the reference's edge
 padding) and their weights; the neighbours are read with ``take`` and
 weighed. Axes that keep their extent under an identity transformation are
-left alone, as are axes whose ``sizes`` element is their extent under a
-transformation that maps each position to itself.
+left alone, as are axes whose ``sizes`` element is their extent (under
+every transformation, as onnxruntime reads it).
 
 Nearest resizing by an integer scale ``k`` whose positions round to
 ``y floordiv k`` (``asymmetric`` or ``tf_half_pixel_for_nn`` with ``floor``;
@@ -269,18 +269,6 @@ def _cubic(axis: _Axis, a: float, exclude_outside: bool) -> Tensor:
     return result
 
 
-def _identity(mode: str, transform: str, scale: float | None) -> bool:
-    """Whether an axis that keeps its extent is left alone: under a scale of 1, or a
-    ``sizes`` element (``scale`` None) with a transformation that maps each
-    position to itself (not ``tf_half_pixel_for_nn``, which reads half a
-    position on; not cubic ``pytorch_half_pixel``, which weighs four copies of
-    the one element of an axis of extent 1)."""
-    if scale == 1.0:
-        return True
-    return scale is None and transform != "tf_half_pixel_for_nn" and not (
-        mode == "cubic" and transform == "pytorch_half_pixel")
-
-
 def _integer_scale(scale: float | None) -> int | None:
     """``scale`` as an integer ``k >= 2``, or None."""
     if scale is None or scale < 2 or scale != int(scale):
@@ -355,7 +343,10 @@ def resize(node: NodeContext) -> list[Value]:
                    if (k := _integer_scale(scales[a])) is not None}
     result = _repeat(x, outs, factors) if factors else x
     for a in range(x.ndim):
-        kept = _identity(mode, transform, scales[a]) and prove_eq(outs[a], dims[a])
+        # An axis resized to its own extent is left alone, by scales or sizes:
+        # onnxruntime's reading also under tf_half_pixel_for_nn, whose formula
+        # would read half a position on.
+        kept = scales[a] in (None, 1.0) and prove_eq(outs[a], dims[a])
         if a in factors or kept:
             continue
         out = outs[a]
