@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from mlir import ir
 
-__all__ = ["collect_ops", "enclosing_function", "functions"]
+__all__ = ["ArgumentFree", "collect_ops", "enclosing_function", "functions"]
 
 
 def collect_ops(
@@ -40,3 +40,44 @@ def enclosing_function(op: ir.Operation) -> ir.Operation | None:
     while parent is not None and parent.name != "func.func":
         parent = parent.parent
     return None if parent is None else parent.operation
+
+
+class ArgumentFree:
+    """Decides which values of ``func`` are computed without its arguments, or
+    with only the entry block's arguments at the ``allowed`` positions: from
+    constants, say, which IREE folds when compiling. A value defined in
+    another block (a loop's), or by an op with regions other than a
+    ``linalg`` op's (whose regions may read any value in sight), counts as
+    computed from the arguments. Answers are remembered."""
+
+    def __init__(self, func: ir.Operation, allowed: Collection[int] = ()) -> None:
+        self._entry = func.regions[0].blocks[0]
+        self._allowed = allowed
+        self._known: dict[ir.Value, bool] = {}
+
+    def __call__(self, root: ir.Value) -> bool:
+        stack, seen = [root], set()
+        while stack:
+            value = stack.pop()
+            if value in seen:
+                continue
+            seen.add(value)
+            known = self._known.get(value)
+            if known is not None:
+                if not known:
+                    break
+                continue
+            owner = value.owner
+            if isinstance(owner, ir.Block):
+                if owner != self._entry or \
+                        ir.BlockArgument(value).arg_number not in self._allowed:
+                    break
+                continue
+            if len(owner.operation.regions) and not owner.name.startswith("linalg."):
+                break
+            stack.extend(owner.operation.operands)
+        else:
+            self._known[root] = True
+            return True
+        self._known[root] = False
+        return False

@@ -44,8 +44,8 @@ from symshape_mlir.runtime.drivers import LOCAL_DRIVERS, DriverRace, race
 from symshape_mlir.runtime.entry import EntryPoint
 from symshape_mlir.runtime.params import PackedParams
 from symshape_mlir.runtime.source import ModuleSource
-from symshape_mlir.runtime.tiling import CONTRACTIONS, ArgumentFree, tiles_static_variants
-from symshape_mlir.walk import collect_ops, functions
+from symshape_mlir.runtime.tiling import CONTRACTIONS, tiles_static_variants
+from symshape_mlir.walk import ArgumentFree, collect_ops, functions
 
 __all__ = ["Executable", "Stats", "compile"]
 

@@ -56,6 +56,7 @@ class ModuleSource:
     def __init__(self, module: Any) -> None:
         self._text: str | None = None
         self._module: ir.Operation | None = None
+        self._parsed_module: ir.Module | None = None
         self.filename: str | None = None
         if isinstance(module, os.PathLike) or (
             isinstance(module, str) and "\n" not in module and os.path.isfile(module)
@@ -131,7 +132,8 @@ class ModuleSource:
                     parsed = ir.Module.parseFile(self.filename, context)
                 else:
                     parsed = ir.Module.parse(text, context)
-                self._module = parsed.operation.clone(ip=False)
+                self._parsed_module = parsed  # owns the operation below
+                self._module = parsed.operation
                 if self._digest is None:
                     self._digest = hashlib.sha256(text.encode()).hexdigest()
                 self._text = None

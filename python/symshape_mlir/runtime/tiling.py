@@ -28,14 +28,12 @@ and no other contraction is tiled; adding a ``linalg.batch_matmul`` of
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from mlir import ir
 
 from symshape_mlir.frontend.ops.conv import NAMED_CONVOLUTIONS
-from symshape_mlir.walk import collect_ops, functions
+from symshape_mlir.walk import ArgumentFree, collect_ops, functions
 
-__all__ = ["CONTRACTIONS", "ArgumentFree", "tiles_static_variants"]
+__all__ = ["CONTRACTIONS", "tiles_static_variants"]
 
 #: Named contractions: each reads two operands it multiplies (and an init).
 CONTRACTIONS = frozenset({
@@ -78,39 +76,3 @@ def _is_contraction(op: ir.Operation) -> bool:
         return False
     body = op.regions[0].blocks[0]
     return any(inner.operation.name in _PRODUCTS for inner in body.operations)
-
-
-class ArgumentFree:
-    """Decides which values of ``func`` depend on none of its arguments but the
-    ``allowed`` ones (positions in its entry block): a value defined in
-    another block (a loop's) counts as depending on the arguments."""
-
-    def __init__(self, func: ir.Operation, allowed: Collection[int] = ()) -> None:
-        self._entry = func.regions[0].blocks[0]
-        self._allowed = allowed
-        self._known: dict[ir.Value, bool] = {}
-
-    def __call__(self, root: ir.Value) -> bool:
-        stack, seen = [root], set()
-        while stack:
-            value = stack.pop()
-            if value in seen:
-                continue
-            seen.add(value)
-            known = self._known.get(value)
-            if known is not None:
-                if not known:
-                    break
-                continue
-            owner = value.owner
-            if isinstance(owner, ir.Block):
-                if owner != self._entry or \
-                        ir.BlockArgument(value).arg_number not in self._allowed:
-                    break
-                continue
-            stack.extend(owner.operation.operands)
-        else:
-            self._known[root] = True
-            return True
-        self._known[root] = False
-        return False

@@ -41,7 +41,7 @@ from mlir import ir
 from mlir.dialects import linalg, tensor
 
 from symshape_mlir.lowering.iree.barriers import behind_barrier, dynamic_sizes
-from symshape_mlir.walk import collect_ops
+from symshape_mlir.walk import ArgumentFree, collect_ops
 
 __all__ = ["convolutions_channels_last", "hide_transposed_inputs"]
 
@@ -79,22 +79,6 @@ def _permuted(value: ir.Value, permutation: Sequence[int]) -> ir.Value:
     return linalg.transpose(value, outs=[init.result], permutation=list(permutation)).results[0]
 
 
-def _from_constants(value: ir.Value) -> bool:
-    """Whether ``value`` is computed from constants only (IREE folds it when compiling)."""
-    stack, seen = [value], set()
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        owner = current.owner
-        if not isinstance(owner, ir.OpView) or (
-                len(owner.operation.regions) and not owner.name.startswith("linalg.")):
-            return False
-        stack.extend(owner.operation.operands)
-    return True
-
-
 def _hidden(value: ir.Value) -> ir.Value:
     """``value`` behind a barrier that keeps IREE from fusing its producer into a reader."""
     return behind_barrier(value, dynamic_sizes(value))
@@ -104,6 +88,8 @@ def convolutions_channels_last(func: ir.Operation) -> int:
     """Rewrites each channels-first convolution of ``func`` (NCW, NCHW)
     channels-last (see the module docstring); returns how many."""
     rewritten = 0
+    # A kernel computed from constants only is folded by IREE when compiling.
+    constant = ArgumentFree(func)
     for op in collect_ops(func, lambda op: op.name in _CHANNELS_LAST):
         build, to_input, to_kernel = _CHANNELS_LAST[op.name]
         x, w, init = op.operands
@@ -111,7 +97,7 @@ def convolutions_channels_last(func: ir.Operation) -> int:
         with ir.InsertionPoint(op), op.location:
             kernel = _permuted(w, to_kernel)
             y = build(_permuted(x, to_input),
-                      kernel if _from_constants(w) else _hidden(kernel),
+                      kernel if constant(w) else _hidden(kernel),
                       outs=[_permuted(init, to_input)],
                       strides=list(ir.DenseIntElementsAttr(attributes["strides"])),
                       dilations=list(ir.DenseIntElementsAttr(attributes["dilations"])))

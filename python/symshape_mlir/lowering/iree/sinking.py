@@ -319,10 +319,9 @@ def _hoist(transpose: ir.OpView) -> ir.OpView | None:
         _write_permuted(producer, transpose, permutation)
         return None
     if _pad(producer, producer.operands[0]) and _static(producer.operands[0]):
-        return _hoist_above(producer, transpose, permutation, 0,
-                            ("static_low", "static_high"))
+        return _hoist_above(producer, transpose, permutation, ("static_low", "static_high"))
     if _zeros_insert(producer):
-        return _hoist_above(producer, transpose, permutation, 0,
+        return _hoist_above(producer, transpose, permutation,
                             ("static_offsets", "static_sizes", "static_strides"),
                             _permuted_fill(producer.operands[1], transpose))
     return None
@@ -353,17 +352,16 @@ def _permuted_fill(dest: ir.Value, transpose: ir.OpView) -> ir.Value:
 
 
 def _hoist_above(op: ir.OpView, transpose: ir.OpView, permutation: Sequence[int],
-                 operand: int, names: Sequence[str], dest: ir.Value | None = None
-                 ) -> ir.OpView:
+                 names: Sequence[str], dest: ir.Value | None = None) -> ir.OpView:
     """``op`` (a static pad, or an insert into zeros whose permuted fill is
-    ``dest``) made to read the transpose of its operand ``operand`` and write
-    the transpose's result; returns the new transpose."""
+    ``dest``) made to read the transpose of its first operand and write the
+    transpose's result; returns the new transpose."""
     for name in names:
         amounts = list(ir.DenseI64ArrayAttr(op.attributes[name]))
         op.attributes[name] = ir.DenseI64ArrayAttr.get([amounts[p] for p in permutation])
     with ir.InsertionPoint(op), op.location:
-        moved = _transposed(op.operands[operand], permutation)
-    op.operands[operand] = moved
+        moved = _transposed(op.operands[0], permutation)
+    op.operands[0] = moved
     if dest is not None:
         old = op.operands[1].owner
         op.operands[1] = dest
