@@ -6,7 +6,7 @@ bash scripts/setup.sh
 # Vulkan runs on lavapipe; without it (not root, no apt-get) the Vulkan tests skip.
 bash scripts/install_lavapipe.sh || echo "== lavapipe not installed: Vulkan tests will skip"
 export PATH="$PWD/.venv/bin:$PATH"
-echo "== ruff" && ruff check python passes test/py test/fuzz test/onnx bench examples
+echo "== ruff" && ruff check python passes test/py test/fuzz test/onnx test/gpu bench examples
 echo "== mypy" && mypy
 echo "== lit" && lit -sv test/lit
 # The tests import the installed package (python/ is not on sys.path).

@@ -22,9 +22,12 @@ logger = logging.getLogger(__name__)
 
 # The drivers the backend knows, in the names `iree.runtime` uses.
 DRIVERS: tuple[str, ...] = ("local-task", "local-sync", "vulkan", "cuda", "hip", "metal")
-# Drivers that reject a dispatch binding of zero bytes ("resolved to an empty
-# buffer range"): calls on them with zero-element tensors must not dispatch.
-_NO_EMPTY_BINDINGS = frozenset({"vulkan"})
+# Drivers that reject a dispatch binding of zero bytes: calls on them with
+# zero-element tensors must not dispatch. Vulkan refuses the binding ("resolved
+# to an empty buffer range"); CUDA fails the call's `hal.device.queue.dealloca`
+# of the empty buffer (INVALID_ARGUMENT), after which every allocation on the
+# device fails too (IREE 3.13, H100).
+_NO_EMPTY_BINDINGS = frozenset({"vulkan", "cuda"})
 
 _lock = threading.Lock()
 _devices: dict[str, rt.HalDevice] = {}
