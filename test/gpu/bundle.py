@@ -92,7 +92,7 @@ def make_programs(out: Path, manifest: list[dict[str, Any]], names: list[str] | 
             case["binding"] = dict(binding)
             case["unbindable"] = {
                 "vulkan": binding in program.unbindable,
-                "cuda": binding in (*program.unbindable, *program.cuda_unrunnable)}
+                "cuda": binding in program.cuda_unrunnable}
             entry["cases"].append(case)
         manifest.append(entry)
         print(f"program {name}: {sorted(entry['modules'])}", flush=True)
@@ -145,6 +145,26 @@ def make_models(out: Path, manifest: list[dict[str, Any]], names: list[str] | No
             entry["static"] = timed
         manifest.append(entry)
         print(f"model {name}: {sorted(entry['modules'])}", flush=True)
+
+
+def make_blocks(out: Path, manifest: list[dict[str, Any]]) -> None:
+    """``bench/onnx_models.py``'s BERT-base blocks as static modules, one per token
+    count, to time against torch on the GPU (weights are drawn there)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import onnx_models as bench
+    from symshape_mlir.frontend.tracing import input_specs, trace
+
+    for block, fn in bench.BLOCKS.items():
+        traced = trace(fn, *input_specs(fn))
+        for batch, seq in bench.TOKENS[block]:
+            entry: dict[str, Any] = {"kind": "block", "name": f"{block} {batch}x{seq}",
+                                     "block": block, "function": fn.__name__,
+                                     "binding": {"batch": batch, "seq": seq}, "cases": []}
+            _write_module(out, f"{block}.{batch}x{seq}",
+                          _resolved(traced.module, f"symshape-specialize{{bindings=batch={batch},"
+                                                   f"seq={seq}}},"), entry, ("cuda",))
+            manifest.append(entry)
+            print(f"block {entry['name']}: {sorted(entry['modules'])}", flush=True)
 
 
 # -- run (on the GPU machine) ------------------------------------------------------------
@@ -256,7 +276,8 @@ def run(bundle: Path, out: Path, jobs: int = 4) -> int:
     for entry in manifest:
         for target, reason in entry.get("compile_errors", {}).items():
             print(f"COMPILE-FAIL {entry['name']} {target}: {reason}")
-    work = [(i, t) for i, entry in enumerate(manifest) for t in drivers if t in entry["modules"]]
+    work = [(i, t) for i, entry in enumerate(manifest) for t in drivers
+            if t in entry["modules"] and entry["cases"]]
     results: list[dict[str, Any]] = []
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         for records in pool.map(lambda w: _in_subprocess("check-entry", bundle, *w), work):
@@ -269,7 +290,7 @@ def run(bundle: Path, out: Path, jobs: int = 4) -> int:
                    for r in results)
     if "cuda" in drivers:
         for i, entry in enumerate(manifest):
-            if "static" in entry:
+            if "static" in entry or entry["kind"] == "block":
                 timed = _in_subprocess("time-entry", bundle, i, "cuda")
                 for record in timed:
                     print(record.get("line", record.get("error")), flush=True)
@@ -311,6 +332,79 @@ def _time_model(backend: Any, bundle: Path, entry: dict[str, Any]) -> dict[str, 
     return record
 
 
+D, HEADS, HIDDEN = 768, 12, 3072
+
+
+def _block_inputs(block: str, batch: int, seq: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The block's activations and weights (as ``bench/onnx_models.py`` draws them)."""
+    rng = np.random.default_rng(0)
+    shapes = [(D, HIDDEN), (HIDDEN,), (HIDDEN, D), (D,)] if block == "ffn" else [(D, D), (D,)] * 4
+    weights = [(rng.standard_normal(s) * (0.02 if len(s) == 2 else 0.1)).astype(np.float32)
+               for s in shapes]
+    x = rng.standard_normal((batch, seq, D)).astype(np.float32)
+    if block == "ffn":
+        return [x], weights
+    mask = np.ones((batch, seq), np.float32)
+    mask[1::2, seq - seq // 4:] = 0.0
+    return [x, mask], weights
+
+
+def _torch_block(block: str, weights: list[np.ndarray]) -> Any:
+    """The block in torch on the GPU, numpy in and out (None without torch or a GPU)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    w = [torch.from_numpy(a).cuda() for a in weights]
+    gelu = torch.nn.functional.gelu
+
+    def ffn(x: Any) -> Any:
+        return gelu(x @ w[0] + w[1]) @ w[2] + w[3]
+
+    def attention(x: Any, mask: Any) -> Any:
+        b, s, _ = x.shape
+
+        def heads(t: Any) -> Any:
+            return t.reshape(b, s, HEADS, D // HEADS).transpose(1, 2)
+
+        q, k, v = (heads(x @ w[i] + w[i + 1]) for i in (0, 2, 4))
+        scores = q @ k.transpose(2, 3) * 0.125 + ((mask - 1) * 10000)[:, None, None, :]
+        return (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, s, D) @ w[6] + w[7]
+
+    fn = ffn if block == "ffn" else attention
+
+    def call(*xs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return fn(*(torch.from_numpy(a).cuda() for a in xs)).cpu().numpy()
+
+    return call
+
+
+def _time_block(backend: Any, bundle: Path, entry: dict[str, Any]) -> dict[str, Any]:
+    """Times a block's static cuda module (weights uploaded once) against torch here."""
+    binding = entry["binding"]
+    xs, weights = _block_inputs(entry["block"], binding["batch"], binding["seq"])
+    compiled = backend.CompiledModule(vmfb=(bundle / entry["modules"]["cuda"]).read_bytes(),
+                                      target="cuda", flags=())
+    function = backend.load(compiled, "cuda").function(entry["function"])
+    uploaded = [function.upload(len(xs) + i, w) for i, w in enumerate(weights)]
+    record: dict[str, Any] = {"name": entry["name"], "timing": binding}
+    ours = lambda: function.dispatch([*xs, *uploaded])[0]  # noqa: E731
+    record["ours"] = _median_seconds(ours)
+    torch_call = _torch_block(entry["block"], weights)
+    line = f"time {entry['name']}: ours {record['ours'] * 1e3:.2f} ms"
+    if torch_call is not None:
+        record["torch"] = _median_seconds(lambda: torch_call(*xs))
+        record["max_diff"] = float(np.max(np.abs(ours() - torch_call(*xs))))
+        line += (f", torch {record['torch'] * 1e3:.2f} ms; torch/ours "
+                 f"{record['torch'] / record['ours']:.2f}; max |ours - torch| "
+                 f"{record['max_diff']:.1e}")
+    record["line"] = line
+    return record
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parses the command line; see the module docstring."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -319,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("dir", type=Path)
     make.add_argument("--programs", nargs="*", help="e2e programs (default: all; none: none)")
     make.add_argument("--models", nargs="*", help="zoo models (default: all; none: none)")
+    make.add_argument("--blocks", action="store_true", help="add the BERT-base blocks")
     runner = sub.add_parser("run", help="run the bundle on a GPU machine")
     runner.add_argument("dir", type=Path)
     runner.add_argument("out", type=Path)
@@ -333,14 +428,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("check-entry", "time-entry"):
         entry = json.loads((args.dir / "manifest.json").read_text())[args.index]
         backend = _backend()
+        timer = _time_block if entry["kind"] == "block" else _time_model
         records = (_check_entry(backend, args.dir, entry, args.target)
-                   if args.command == "check-entry" else [_time_model(backend, args.dir, entry)])
+                   if args.command == "check-entry" else [timer(backend, args.dir, entry)])
         print(json.dumps(records))
         return 0
     args.dir.mkdir(parents=True, exist_ok=True)
     manifest: list[dict[str, Any]] = []
     make_programs(args.dir, manifest, args.programs)
     make_models(args.dir, manifest, args.models)
+    if args.blocks:
+        make_blocks(args.dir, manifest)
     (args.dir / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return 0
 

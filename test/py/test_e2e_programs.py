@@ -75,13 +75,12 @@ class Program:
             (``dispatch binding ... resolved to an empty buffer range``):
             strict xfails on vulkan at this level, where
             `symshape_mlir.runtime` runs the call on the host
-            (test_runtime_drivers.py). CUDA fails them too.
-        cuda_unrunnable: Further bindings that IREE 3.13's CUDA driver fails
-            (``CUDA_ERROR_INVALID_VALUE``: an empty argument dispatched).
-            On CUDA a failed call leaves the device unusable for the rest of
-            the process, so these and ``unbindable`` are xfails that do not
-            run there; ``test/gpu/bundle.py`` runs them in processes of their
-            own.
+            (test_runtime_drivers.py).
+        cuda_unrunnable: Bindings that IREE 3.13's CUDA driver fails
+            (``CUDA_ERROR_INVALID_VALUE``: an empty tensor bound to a
+            dispatch). A failed call leaves the CUDA device unusable for the
+            rest of the process, so these are xfails that do not run there;
+            ``test/gpu/bundle.py`` runs them in processes of their own.
     """
 
     file: str
@@ -256,6 +255,7 @@ PROGRAMS: dict[str, Program] = {
         scalars=("k",),
         # Nothing kept: the insertion of an empty slice binds it.
         unbindable=({"batch": 3, "k": -1},),
+        cuda_unrunnable=({"batch": 3, "k": -1},),
     ),
     "chosen_rows": Program(
         "data_dependent.mlir",
@@ -522,6 +522,7 @@ PROGRAMS: dict[str, Program] = {
         ),
         scalars=("t", "k"),
         unbindable=({"a": 5, "b": 3, "t": -2, "k": 6},),
+        cuda_unrunnable=({"a": 5, "b": 3, "t": -2, "k": 6},),
     ),
     "flat_and_head_of_a_choice": Program(
         "reshaped_choices.mlir",
@@ -651,6 +652,7 @@ PROGRAMS: dict[str, Program] = {
         lambda rng, b: (_normal(rng, (b["n"],)), _normal(rng, (b["rows"], 1))),
         lambda v, x: (2 * v, np.full((x.shape[0], 1), 2 * v[0], np.float32)),
         unbindable=({"n": 1, "rows": 0},),
+        cuda_unrunnable=({"n": 1, "rows": 0},),
     ),
     # Empty slices that start at the end of a static axis (slices.mlir).
     "past_end": Program(
@@ -822,7 +824,7 @@ def test_program_matches_numpy(
     if driver == "vulkan" and binding in program.unbindable:
         request.applymarker(pytest.mark.xfail(
             strict=True, reason="Vulkan cannot bind the empty tensor the call makes"))
-    if driver == "cuda" and binding in (*program.unbindable, *program.cuda_unrunnable):
+    if driver == "cuda" and binding in program.cuda_unrunnable:
         pytest.xfail("IREE's CUDA driver fails a dispatch bound to an empty buffer and "
                      "the device is unusable afterwards (test/gpu/bundle.py)")
     module = loaded(program, driver)
