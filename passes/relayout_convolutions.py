@@ -9,6 +9,7 @@ from mlir import ir
 from symshape_mlir.lowering.iree import convolutions_channels_last
 from symshape_mlir.lowering.iree.layouts import hide_transposed_inputs
 from symshape_mlir.lowering.iree.sinking import hoist_transposed_inputs, sink_transposes
+from symshape_mlir.lowering.iree.widths import pad_convolution_widths
 from symshape_mlir.pipeline import ModulePass
 from symshape_mlir.walk import functions
 
@@ -35,7 +36,10 @@ class RelayoutConvolutions(ModulePass):
     ops that make it, and one still transposed after that goes behind a
     ``util.optimization_barrier`` (so that
     IREE does not fuse the transpose into it), and so does a kernel not
-    computed from constants. Runs after
+    computed from constants. Last, a static convolution whose output width
+    leaves a remainder of 4 or more past a multiple of 8 is computed over
+    the next multiple and sliced (:mod:`symshape_mlir.lowering.iree.widths`).
+    Runs after
     ``canonicalize`` so that a static variant's barriers carry static
     types.
 
@@ -58,7 +62,8 @@ class RelayoutConvolutions(ModulePass):
     """
 
     name = "symshape-relayout-convolutions"
-    summary = "Compute NCHW convolutions channels-last for IREE (transposes, barriers)"
+    summary = ("Compute NCHW convolutions channels-last for IREE (transposes, barriers, "
+               "widths rounded up to whole tiles)")
 
     def creates_unregistered_ops(self) -> bool:
         return True
@@ -70,5 +75,6 @@ class RelayoutConvolutions(ModulePass):
             moved = sink_transposes(func) if count else 0
             hoisted = hoist_transposed_inputs(func) if count else 0
             hide_transposed_inputs(func)
-            logger.debug("relayout %d convolutions, %d transposes moved down, %d up",
-                         count, moved, hoisted)
+            widened = pad_convolution_widths(func) if count else 0
+            logger.debug("relayout %d convolutions, %d transposes moved down, %d up, "
+                         "%d widened", count, moved, hoisted, widened)

@@ -22,7 +22,8 @@ from symshape_mlir import runtime
 from symshape_mlir.frontend import FrontendError, ShapeError, Tensor, f32, i32, trace
 from symshape_mlir.frontend.ops.conv import conv, pool
 from symshape_mlir.frontend.ops.padding import pad
-from symshape_mlir.onnx import OnnxImportError, infer_shapes, trace_model
+from symshape_mlir.onnx import OnnxImportError, import_model, infer_shapes, trace_model
+from symshape_mlir.passes import run_pipeline
 
 X = ["batch", 3, "h", "w"]
 
@@ -409,3 +410,49 @@ def test_frontend_errors(fn: Callable[..., Any], spec: Any, error: type[Exceptio
     with pytest.raises(error) as info:
         trace(fn, spec)
     assert str(info.value) == message.format(f"{HERE}:{line} ({text})")
+
+
+WIDE_CONVS = [
+    pytest.param("Conv", dict(pads=[1, 1, 1, 1]), (8, 3, 3, 3), [(1, 5, 13), (2, 3, 29)],
+                 id="padded_widths_13_29"),
+    pytest.param("Conv", dict(strides=[2, 2], pads=[1, 1, 1, 1]), (8, 3, 3, 3),
+                 [(1, 5, 29), (2, 3, 13)], id="stride_2_widths_15_7"),
+    pytest.param("Conv", dict(dilations=[1, 2], pads=[0, 2, 0, 1]), (4, 3, 2, 3), [(2, 4, 14)],
+                 id="dilated_width_13"),
+    pytest.param("Conv", dict(pads=[1, 0, 1, 0]), (5, 3, 3, 1), [(1, 4, 14), (1, 4, 17)],
+                 id="1_wide_kernel_widths_14_17"),
+    pytest.param("Conv", dict(), (8, 3, 3, 3), [(1, 5, 15)], id="unpadded_width_13"),
+    pytest.param("ConvTranspose", dict(strides=[2, 2], pads=[1, 1, 1, 1]), (3, 4, 4, 4),
+                 [(1, 3, 7), (2, 2, 10)], id="transposed_widths_14_20"),
+]
+
+
+@pytest.mark.parametrize(("op", "attributes", "kernel", "sizes"), WIDE_CONVS)
+def test_static_variants_of_wide_convolutions_match(
+        op: str, attributes: dict[str, Any], kernel: tuple[int, ...],
+        sizes: list[tuple[int, int, int]]) -> None:
+    """Static variants whose output width is computed wider and sliced
+    (`symshape_mlir.lowering.iree.widths`) agree with ``onnx.reference``."""
+    node = helper.make_node(op, ["x", "W", "B"], ["y"], **attributes)
+    channels = kernel[1] if op == "ConvTranspose" else kernel[0]
+    model = _model(node, inits=[_const("W", kernel), _const("B", (channels,), 1)])
+    exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
+    exe.pre_specialize([{"batch": n, "h": h, "w": w} for n, h, w in sizes])
+    evaluator = ReferenceEvaluator(model)
+    for n, h, w in sizes:
+        x = np.random.default_rng(h * w).standard_normal((n, 3, h, w)).astype(np.float32)
+        expected = evaluator.run(None, {"x": x})[0]
+        np.testing.assert_allclose(exe.main(x), expected, rtol=1e-4, atol=1e-5)
+    assert exe.stats()["variants"] == {"main": len(sizes)}
+
+
+def test_wide_convolution_is_widened() -> None:
+    """The 13-column static convolution of ``padded_widths_13_29`` is computed 16 wide."""
+    model = _model(helper.make_node("Conv", ["x", "W"], ["y"], pads=[1, 1, 1, 1]),
+                   inits=[_const("W", (8, 3, 3, 3))])
+    module = import_model(model)
+    run_pipeline(module, "builtin.module(symshape-specialize{bindings=batch=1,h=3,w=13},"
+                         "symshape-to-iree)")
+    text = str(module)
+    assert "outs(%" in text and "tensor<1x3x16x8xf32>) -> tensor<1x3x16x8xf32>" in text
+    assert "[1, 3, 13, 8] [1, 1, 1, 1] : tensor<1x3x16x8xf32> to tensor<1x3x13x8xf32>" in text

@@ -361,6 +361,14 @@ SHIELDS: tuple[Shield, ...] = (
         where=(_IREE + "layouts.convolutions_channels_last",),
     ),
     Shield(
+        name="convolution_widths", phase="relayout-convolutions", kind="semantic", iree="3.13",
+        symptom="a static channels-last convolution's output columns past the last multiple "
+                "of 8 are computed element by element (unet's 3x33x47x8 one: 810 us against "
+                "177 us at width 48): a remainder of 4 or more is computed as a whole tile "
+                "and sliced off",
+        where=(_IREE + "widths.pad_convolution_widths",),
+    ),
+    Shield(
         name="unsigned_scalars", phase="frontend", kind="workaround", iree="3.13",
         symptom="no 0-d unsigned input or result compiles: such inputs are refused, such "
                 "results widened to a signed type",
