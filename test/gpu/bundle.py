@@ -7,8 +7,9 @@ GPU machine does not have. This script splits the check in two:
 program of ``test/e2e`` and imports every model of the ONNX zoo, compiles
 each for ``cuda`` (PTX for ``sm_89``; the programs also for ``vulkan``), and writes the modules,
 their arguments at every binding, and the expected results (numpy's for the
-programs, onnxruntime's for the models) with a ``manifest.json``. A model
-also gets a static variant at its largest binding, for timing.
+programs, onnxruntime's for the models) with a ``manifest.json``. The
+models of `TIMED` also get a static variant at their largest binding,
+checked there and timed.
 
 ``run DIR OUT`` (on the GPU machine: numpy, ml_dtypes and ``iree-base-runtime``
 suffice) loads each module through ``symshape_mlir.backend`` (imported
@@ -43,7 +44,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TARGETS = ("cuda", "vulkan")
 DRIVERS = {"cuda": "cuda", "vulkan": "vulkan"}
 # Models timed on the GPU at a static variant (the others are only checked).
-TIMED = ("resnet", "mobilenet_v2", "bert", "gpt2", "vit", "convnext", "whisper_encoder")
+TIMED = ("resnet", "mobilenet_v2", "bert", "gpt2", "vit", "convnext", "whisper_encoder", "unet",
+         "upsampler_dynamo")
 
 
 # -- make (here) -------------------------------------------------------------------------
@@ -144,6 +146,13 @@ def make_models(out: Path, manifest: list[dict[str, Any]], names: list[str] | No
                           timed, ("cuda",))
             entry["static"] = timed
         manifest.append(entry)
+        if "static" in entry and "cuda" in entry["static"]["modules"]:
+            # The static variant is checked too, at the binding it was made for.
+            manifest.append({**entry, "kind": "model-static", "name": f"{name} static",
+                             "modules": entry["static"]["modules"], "static": None,
+                             "compile_errors": entry["static"].get("compile_errors", {}),
+                             "cases": [c for c in entry["cases"]
+                                       if c["binding"] == entry["static"]["binding"]]})
         print(f"model {name}: {sorted(entry['modules'])}", flush=True)
 
 
@@ -290,7 +299,7 @@ def run(bundle: Path, out: Path, jobs: int = 4) -> int:
                    for r in results)
     if "cuda" in drivers:
         for i, entry in enumerate(manifest):
-            if "static" in entry or entry["kind"] == "block":
+            if entry.get("static") or entry["kind"] == "block":
                 timed = _in_subprocess("time-entry", bundle, i, "cuda")
                 for record in timed:
                     print(record.get("line", record.get("error")), flush=True)
