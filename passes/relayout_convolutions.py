@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 
 
 class RelayoutConvolutions(ModulePass):
-    """Computes 1-D and 2-D channels-first convolutions channels-last, between transposes.
+    """Computes 1-D and 2-D channels-first convolutions and poolings channels-last.
 
     IREE 3.13's CPU backend vectorizes an NCHW convolution along the
     output width, reading strided windows element by element; channels-last
@@ -27,10 +27,11 @@ class RelayoutConvolutions(ModulePass):
     :mod:`symshape_mlir.lowering.iree.layouts`). Each
     ``linalg.conv_2d_nchw_fchw``, ``linalg.depthwise_conv_2d_nchw_chw``,
     ``linalg.conv_1d_ncw_fcw`` and ``linalg.depthwise_conv_1d_ncw_cw``
+    (and each ``linalg.pooling_nchw_*`` and ``linalg.pooling_ncw_*``)
     becomes its channels-last op, its input transposed, its kernel
-    transposed, its result transposed back; then, in static functions, the
-    transposes move down through elementwise ops, pads and slices until
-    they cancel (:mod:`symshape_mlir.lowering.iree.sinking`), an input
+    transposed (a pooling's window as it is), its result transposed back;
+    then, in static functions, the transposes move down through elementwise
+    ops, pads and slices until they cancel (:mod:`symshape_mlir.lowering.iree.sinking`), an input
     still transposed has its transpose moved up past the single-use pads,
     inserts into zeros (a transposed convolution's input) and elementwise
     ops that make it, and one still transposed after that goes behind a
@@ -62,8 +63,8 @@ class RelayoutConvolutions(ModulePass):
     """
 
     name = "symshape-relayout-convolutions"
-    summary = ("Compute NCHW convolutions channels-last for IREE (transposes, barriers, "
-               "widths rounded up to whole tiles)")
+    summary = ("Compute NCHW convolutions and poolings channels-last for IREE (transposes, "
+               "barriers, widths rounded up to whole tiles)")
 
     def creates_unregistered_ops(self) -> bool:
         return True

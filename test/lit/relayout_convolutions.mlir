@@ -61,10 +61,15 @@ func.func @depthwise(%x: tensor<1x4x9x9xf32>, %w: tensor<4x3x3xf32>,
 
 // -----
 
-// Poolings are left as they are.
+// Poolings are computed channels-last too (NCHW, a stride-2 window reads
+// strided gathers along the width): the window tensor keeps its shape.
 // CHECK-LABEL: func.func @pool
-// CHECK: linalg.pooling_nchw_max
-// CHECK-NOT: linalg.transpose
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x4x8x8xf32>, %[[K:[^:]*]]: tensor<2x2xf32>
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<1x4x8x8xf32>) outs(%{{.*}} : tensor<1x8x8x4xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[KB:.*]] = "util.optimization_barrier"(%[[K]]) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+// CHECK: %[[XB:.*]] = "util.optimization_barrier"(%[[XT]])
+// CHECK: %[[Y:.*]] = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XB]], %[[KB]] : tensor<1x8x8x4xf32>, tensor<2x2xf32>)
+// CHECK: linalg.transpose ins(%[[Y]] : tensor<1x4x4x4xf32>) outs(%{{.*}} : tensor<1x4x4x4xf32>) permutation = [0, 3, 1, 2]
 func.func @pool(%x: tensor<1x4x8x8xf32>, %k: tensor<2x2xf32>,
                 %init: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
   %y = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}

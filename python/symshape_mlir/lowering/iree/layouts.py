@@ -30,7 +30,11 @@ NCHW again. Depthwise convolutions become
 ``linalg.depthwise_conv_2d_nhwc_hwc`` the same way, and 1-D ones
 ``linalg.conv_1d_nwc_wcf`` and ``linalg.depthwise_conv_1d_nwc_wc``
 (whisper's encoder stem: its static variant at batch 16 went from 8.5 to
-6.7 ms per call).
+6.7 ms per call). Poolings (``linalg.pooling_nchw_max`` and ``_sum``, and
+their 1-D forms) become ``linalg.pooling_nhwc_*`` alike, their window
+tensor as it is: resnet's 3x3 stride-2 max pool at 4x128x128 took 236 us
+NCHW, single-threaded, and fuses into the stem's dispatch channels-last
+(1.53 -> 1.40 ms per call in dispatches).
 """
 
 from __future__ import annotations
@@ -46,7 +50,9 @@ from symshape_mlir.walk import ArgumentFree, collect_ops
 __all__ = ["convolutions_channels_last", "hide_transposed_inputs"]
 
 CHANNELS_LAST_OPS = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc",
-                      "linalg.conv_1d_nwc_wcf", "linalg.depthwise_conv_1d_nwc_wc")
+                      "linalg.conv_1d_nwc_wcf", "linalg.depthwise_conv_1d_nwc_wc",
+                      "linalg.pooling_nhwc_max", "linalg.pooling_nhwc_sum",
+                      "linalg.pooling_nwc_max", "linalg.pooling_nwc_sum")
 
 # Channels-first op -> (channels-last op, the permutations of its input (and
 # init) and of its kernel to channels-last).
@@ -56,6 +62,10 @@ _CHANNELS_LAST = {
                                           (1, 2, 0)),
     "linalg.conv_1d_ncw_fcw": (linalg.conv_1d_nwc_wcf, (0, 2, 1), (2, 1, 0)),
     "linalg.depthwise_conv_1d_ncw_cw": (linalg.depthwise_conv_1d_nwc_wc, (0, 2, 1), (1, 0)),
+    "linalg.pooling_nchw_max": (linalg.pooling_nhwc_max, (0, 2, 3, 1), (0, 1)),
+    "linalg.pooling_nchw_sum": (linalg.pooling_nhwc_sum, (0, 2, 3, 1), (0, 1)),
+    "linalg.pooling_ncw_max": (linalg.pooling_nwc_max, (0, 2, 1), (0,)),
+    "linalg.pooling_ncw_sum": (linalg.pooling_nwc_sum, (0, 2, 1), (0,)),
 }
 
 
@@ -95,7 +105,7 @@ def convolutions_channels_last(func: ir.Operation) -> int:
         x, w, init = op.operands
         attributes = op.attributes
         with ir.InsertionPoint(op), op.location:
-            kernel = _permuted(w, to_kernel)
+            kernel = w if list(to_kernel) == sorted(to_kernel) else _permuted(w, to_kernel)
             y = build(_permuted(x, to_input),
                       kernel if constant(w) else _hidden(kernel),
                       outs=[_permuted(init, to_input)],
