@@ -33,7 +33,7 @@ class RelayoutConvolutions(ModulePass):
     then, in static functions, the transposes move down through elementwise
     ops, pads and slices until they cancel (:mod:`symshape_mlir.lowering.iree.sinking`), an input
     still transposed has its transpose moved up past the single-use pads,
-    inserts into zeros (a transposed convolution's input) and elementwise
+    slices, inserts into zeros (a transposed convolution's input) and elementwise
     ops that make it, and one still transposed after that goes behind a
     ``util.optimization_barrier`` (so that
     IREE does not fuse the transpose into it), and so does a kernel not

@@ -60,7 +60,12 @@ becomes
     %t = tensor.insert_slice %xt into %z[0, 2, 2, 0] [2, 48, 40, 8] [1, 2, 2, 1]
 
 (the upsampler's transposed convolution at 2x24x20: its input's transpose
-took 42 % of the time).
+took 42 % of the time). It moves past a static slice too: a stride-2
+convolution's padded input trimmed of the row and column no window reads
+(resnet's stem at 4x128x128: the transpose of that slice of a pad took
+425 us, reading rows of 134 columns to write 133; of the argument itself,
+63 us, and the pad fuses into the convolution: 1.40 -> 1.01 ms per call in
+dispatches, single-threaded).
 """
 
 from __future__ import annotations
@@ -320,6 +325,9 @@ def _hoist(transpose: ir.OpView) -> ir.OpView | None:
         return None
     if _pad(producer, producer.operands[0]) and _static(producer.operands[0]):
         return _hoist_above(producer, transpose, permutation, ("static_low", "static_high"))
+    if _slice(producer, producer.operands[0]) and _static(producer.operands[0]):
+        return _hoist_above(producer, transpose, permutation,
+                            ("static_offsets", "static_sizes", "static_strides"))
     if _zeros_insert(producer):
         return _hoist_above(producer, transpose, permutation,
                             ("static_offsets", "static_sizes", "static_strides"),
