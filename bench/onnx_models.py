@@ -77,6 +77,8 @@ sys.path.insert(0, str(ROOT / "test" / "onnx"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import zoo  # noqa: E402
+from block_data import HEADS, TOKENS, D, activations  # noqa: E402
+from block_data import weights as draw_weights  # noqa: E402
 from timing import interleaved, peer, print_notes, rounds_for  # noqa: E402
 
 NOTES: list[str] = []
@@ -93,9 +95,6 @@ LARGE = {
     ("batch", "samples"): {"batch": 4, "samples": 4000},
 }
 
-D, HEADS, HIDDEN = 768, 12, 3072
-TOKENS = {"ffn": [(1, 1), (8, 128), (32, 128)],
-          "attention": [(1, 16), (8, 128), (4, 384)]}
 
 
 def _peer(name: str) -> Any:
@@ -240,22 +239,6 @@ def attention(x: Tensor["batch", "seq", 768, f32], mask: Tensor["batch", "seq", 
 BLOCKS = {"ffn": ffn, "attention": attention}
 
 
-def _weights(block: str, rng: np.random.Generator) -> list[np.ndarray]:
-    shapes = [(D, HIDDEN), (HIDDEN,), (HIDDEN, D), (D,)] if block == "ffn" else \
-        [(D, D), (D,)] * 4
-    return [(rng.standard_normal(s) * (0.02 if len(s) == 2 else 0.1)).astype(np.float32)
-            for s in shapes]
-
-
-def _activations(block: str, batch: int, seq: int, rng: np.random.Generator) -> list[np.ndarray]:
-    x = rng.standard_normal((batch, seq, D)).astype(np.float32)
-    if block == "ffn":
-        return [x]
-    mask = np.ones((batch, seq), np.float32)
-    mask[1::2, seq - seq // 4:] = 0.0  # every other row padded by a quarter
-    return [x, mask]
-
-
 def _erf(x: np.ndarray) -> np.ndarray:
     try:
         from scipy.special import erf
@@ -366,7 +349,7 @@ def bench_blocks(budget: float, summary: dict[str, list[float]]) -> None:
           + "".join(f"{p + '/tier':>11}" for p in peers))
     for block, fn in BLOCKS.items():
         text = trace(fn, *input_specs(fn)).module_text
-        weights = _weights(block, rng)
+        weights = draw_weights(block, rng)
         count = 1 if block == "ffn" else 2
         bound = dict(enumerate(weights, start=count))
         dynamic = runtime.compile(text, hot_after=None)[fn.__name__].bind_params(
@@ -379,7 +362,7 @@ def bench_blocks(budget: float, summary: dict[str, list[float]]) -> None:
         reference = numpy_block(block, weights)
         jitted = jax_block(block, weights)
         for batch, seq in TOKENS[block]:
-            xs = _activations(block, batch, seq, rng)
+            xs = activations(block, batch, seq, rng)
             want = reference(*xs)
             fns: dict[str, Callable[[], Any]] = {}
             if session is not None:
@@ -420,8 +403,8 @@ def profile(target: str, top: int) -> None:
     binding = {k: int(v) for k, v in (item.split("=") for item in rest.split(",") if item)}
     rng = np.random.default_rng(0)
     if name in BLOCKS:
-        weights = _weights(name, rng)
-        xs = _activations(name, binding["batch"], binding["seq"], rng)
+        weights = draw_weights(name, rng)
+        xs = activations(name, binding["batch"], binding["seq"], rng)
         # Weights as constants: IREE lays them out at compile time, as when packed.
         specs = input_specs(BLOCKS[name])[: len(xs)]
 

@@ -41,6 +41,9 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+import block_data  # noqa: E402  (numpy only: the GPU runner imports it too)
+
 TARGETS = ("cuda", "vulkan")
 DRIVERS = {"cuda": "cuda", "vulkan": "vulkan"}
 # Models timed on the GPU at a static variant (the others are only checked).
@@ -102,11 +105,9 @@ def make_programs(out: Path, manifest: list[dict[str, Any]], names: list[str] | 
 
 def _resolved(module: Any, specialize: str) -> str:
     """A copy of an imported module through ``symshape-to-iree`` (after ``specialize``)."""
-    from mlir import ir
-
     from symshape_mlir.passes import run_pipeline
 
-    copy = ir.Module.parse(str(module), module.context)
+    copy = module.operation.clone(ip=False)
     run_pipeline(copy, f"builtin.module({specialize}symshape-to-iree)")
     return str(copy)
 
@@ -159,13 +160,12 @@ def make_models(out: Path, manifest: list[dict[str, Any]], names: list[str] | No
 def make_blocks(out: Path, manifest: list[dict[str, Any]]) -> None:
     """``bench/onnx_models.py``'s BERT-base blocks as static modules, one per token
     count, to time against torch on the GPU (weights are drawn there)."""
-    sys.path.insert(0, str(ROOT / "bench"))
     import onnx_models as bench
     from symshape_mlir.frontend.tracing import input_specs, trace
 
     for block, fn in bench.BLOCKS.items():
         traced = trace(fn, *input_specs(fn))
-        for batch, seq in bench.TOKENS[block]:
+        for batch, seq in block_data.TOKENS[block]:
             entry: dict[str, Any] = {"kind": "block", "name": f"{block} {batch}x{seq}",
                                      "block": block, "function": fn.__name__,
                                      "binding": {"batch": batch, "seq": seq}, "cases": []}
@@ -341,21 +341,11 @@ def _time_model(backend: Any, bundle: Path, entry: dict[str, Any]) -> dict[str, 
     return record
 
 
-D, HEADS, HIDDEN = 768, 12, 3072
-
-
 def _block_inputs(block: str, batch: int, seq: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """The block's activations and weights (as ``bench/onnx_models.py`` draws them)."""
+    """The block's activations and weights, drawn as ``bench/onnx_models.py`` draws them."""
     rng = np.random.default_rng(0)
-    shapes = [(D, HIDDEN), (HIDDEN,), (HIDDEN, D), (D,)] if block == "ffn" else [(D, D), (D,)] * 4
-    weights = [(rng.standard_normal(s) * (0.02 if len(s) == 2 else 0.1)).astype(np.float32)
-               for s in shapes]
-    x = rng.standard_normal((batch, seq, D)).astype(np.float32)
-    if block == "ffn":
-        return [x], weights
-    mask = np.ones((batch, seq), np.float32)
-    mask[1::2, seq - seq // 4:] = 0.0
-    return [x, mask], weights
+    drawn = block_data.weights(block, rng)
+    return block_data.activations(block, batch, seq, rng), drawn
 
 
 def _torch_block(block: str, weights: list[np.ndarray]) -> Any:
@@ -376,11 +366,13 @@ def _torch_block(block: str, weights: list[np.ndarray]) -> Any:
         b, s, _ = x.shape
 
         def heads(t: Any) -> Any:
-            return t.reshape(b, s, HEADS, D // HEADS).transpose(1, 2)
+            heads = block_data.HEADS
+            return t.reshape(b, s, heads, block_data.D // heads).transpose(1, 2)
 
         q, k, v = (heads(x @ w[i] + w[i + 1]) for i in (0, 2, 4))
         scores = q @ k.transpose(2, 3) * 0.125 + ((mask - 1) * 10000)[:, None, None, :]
-        return (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, s, D) @ w[6] + w[7]
+        merged = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, s, block_data.D)
+        return merged @ w[6] + w[7]
 
     fn = ffn if block == "ffn" else attention
 

@@ -78,7 +78,7 @@ from mlir.dialects import linalg, tensor
 from symshape_mlir.lowering.iree.layouts import CHANNELS_LAST_OPS
 from symshape_mlir.walk import collect_ops
 
-__all__ = ["hoist_transposed_inputs", "sink_transposes"]
+__all__ = ["hoist_transposed_inputs", "sink_transposes", "static", "static_pad", "zeros_insert"]
 
 # Rewrites of one function at most (a guard: each one moves a transpose
 # down past one op, which ends on any finite function).
@@ -96,7 +96,7 @@ def _inverse(permutation: Sequence[int]) -> list[int]:
     return inverse
 
 
-def _static(value: ir.Value) -> bool:
+def static(value: ir.Value) -> bool:
     type_ = value.type
     return isinstance(type_, ir.RankedTensorType) and type_.has_static_shape
 
@@ -145,11 +145,11 @@ def _relayout_result(op: ir.OpView) -> bool:
     init = op.operands[len(op.operands) - 1]
     rank = ir.RankedTensorType(init.type).rank
     return (all("parallel" in str(it) for it in iterators)
-            and maps[-1] == ir.AffineMap.get_identity(rank) and _static(init)
+            and maps[-1] == ir.AffineMap.get_identity(rank) and static(init)
             and isinstance(init.owner, ir.OpView) and init.owner.name == "tensor.empty")
 
 
-def _pad(op: ir.OpView, value: ir.Value) -> bool:
+def static_pad(op: ir.OpView, value: ir.Value) -> bool:
     """Whether ``op`` pads ``value`` by static amounts with a value not made in its body."""
     if op.name != "tensor.pad" or op.operands[0] != value or len(op.operands) != 1:
         return False
@@ -162,7 +162,7 @@ def _pad(op: ir.OpView, value: ir.Value) -> bool:
 def _slice(op: ir.OpView, value: ir.Value) -> bool:
     """Whether ``op`` slices ``value`` by static offsets, sizes and strides, keeping its rank."""
     return (op.name == "tensor.extract_slice" and len(op.operands) == 1
-            and op.operands[0] == value and _static(op.results[0])
+            and op.operands[0] == value and static(op.results[0])
             and ir.RankedTensorType(op.results[0].type).rank
             == ir.RankedTensorType(value.type).rank)
 
@@ -172,7 +172,7 @@ def _sinkable(use: ir.OpOperand, value: ir.Value) -> bool:
     if not isinstance(owner, ir.OpView):
         return False
     return (owner.name == "linalg.transpose" and owner.operands[0] == value) or _generic(
-        owner, value) or _pad(owner, value) or _slice(owner, value)
+        owner, value) or static_pad(owner, value) or _slice(owner, value)
 
 
 def _sink_into_generic(op: ir.OpView, transpose: ir.OpView) -> None:
@@ -248,7 +248,7 @@ def _redirect(value: ir.Value, replacement: ir.Value, users: list) -> None:
 def _movable(op: ir.OpView) -> bool:
     value = op.results[0]
     uses = list(value.uses)
-    return bool(uses) and _static(value) and _static(op.operands[0]) and all(
+    return bool(uses) and static(value) and static(op.operands[0]) and all(
         _sinkable(use, value) for use in uses)
 
 
@@ -296,7 +296,7 @@ def hoist_transposed_inputs(func: ir.Operation) -> int:
         for conv in collect_ops(func, lambda op: op.name in CHANNELS_LAST_OPS):
             transpose = conv.operands[0].owner
             while isinstance(transpose, ir.OpView) and transpose.name == "linalg.transpose" \
-                    and _static(transpose.results[0]):
+                    and static(transpose.results[0]):
                 moved = _hoist(transpose)
                 if moved is None:
                     break
@@ -323,23 +323,23 @@ def _hoist(transpose: ir.OpView) -> ir.OpView | None:
     if producer.name == "linalg.generic" and _relayout_result(producer):
         _write_permuted(producer, transpose, permutation)
         return None
-    if _pad(producer, producer.operands[0]) and _static(producer.operands[0]):
+    if static_pad(producer, producer.operands[0]) and static(producer.operands[0]):
         return _hoist_above(producer, transpose, permutation, ("static_low", "static_high"))
-    if _slice(producer, producer.operands[0]) and _static(producer.operands[0]):
+    if _slice(producer, producer.operands[0]) and static(producer.operands[0]):
         return _hoist_above(producer, transpose, permutation,
                             ("static_offsets", "static_sizes", "static_strides"))
-    if _zeros_insert(producer):
+    if zeros_insert(producer):
         return _hoist_above(producer, transpose, permutation,
                             ("static_offsets", "static_sizes", "static_strides"),
                             _permuted_fill(producer.operands[1], transpose))
     return None
 
 
-def _zeros_insert(op: ir.OpView) -> bool:
+def zeros_insert(op: ir.OpView) -> bool:
     """Whether ``op`` inserts a static tensor at static offsets, sizes and strides
     into a ``linalg.fill`` of a ``tensor.empty`` that nothing else reads."""
     if op.name != "tensor.insert_slice" or len(op.operands) != 2 \
-            or not _static(op.operands[0]) or not _static(op.results[0]) \
+            or not static(op.operands[0]) or not static(op.results[0]) \
             or ir.RankedTensorType(op.operands[0].type).rank != \
             ir.RankedTensorType(op.results[0].type).rank:
         return False

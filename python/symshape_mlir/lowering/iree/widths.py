@@ -36,6 +36,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import linalg, tensor
 
+from symshape_mlir.lowering.iree.sinking import static, static_pad, zeros_insert
 from symshape_mlir.walk import collect_ops
 
 __all__ = ["WIDTH_STEP", "pad_convolution_widths"]
@@ -44,10 +45,6 @@ __all__ = ["WIDTH_STEP", "pad_convolution_widths"]
 WIDTH_STEP = 8
 
 _WIDTH_AXIS = 2  # [N, OH, OW, F] and [N, H, W, C]
-
-
-def _static(value: ir.Value) -> bool:
-    return isinstance(value.type, ir.RankedTensorType) and value.type.has_static_shape
 
 
 def _pair(op: ir.OpView, name: str) -> list[int]:
@@ -60,29 +57,10 @@ def _with_width(type_: ir.RankedTensorType, width: int) -> ir.RankedTensorType:
     return ir.RankedTensorType.get(shape, type_.element_type)
 
 
-def _own_pad(value: ir.Value) -> ir.OpView | None:
-    """The ``tensor.pad`` that makes ``value`` by static amounts with a
-    constant, if ``value`` has no other reader."""
+def _maker_if_sole_use(value: ir.Value) -> ir.OpView | None:
+    """The op that makes ``value``, when nothing but one op reads ``value``."""
     op = value.owner
-    if not isinstance(op, ir.OpView) or op.name != "tensor.pad" or len(op.operands) != 1:
-        return None
-    body = op.regions[0].blocks[0]
-    yielded = body.operations[len(body.operations) - 1].operands[0]
-    if len(body.operations) != 1 or isinstance(yielded, ir.BlockArgument):
-        return None
-    return op if len(list(value.uses)) == 1 else None
-
-
-def _own_insert_into_fill(value: ir.Value) -> ir.OpView | None:
-    """The ``tensor.insert_slice`` into a ``linalg.fill`` that makes ``value``
-    (a transposed convolution's input), if ``value`` has no other reader."""
-    op = value.owner
-    if not isinstance(op, ir.OpView) or op.name != "tensor.insert_slice" or len(op.operands) != 2:
-        return None
-    dest = op.operands[1].owner
-    if not isinstance(dest, ir.OpView) or dest.name != "linalg.fill":
-        return None
-    return op if len(list(value.uses)) == 1 else None
+    return op if isinstance(op, ir.OpView) and len(list(value.uses)) == 1 else None
 
 
 def _grown(value: ir.Value, extra: int) -> bool:
@@ -90,17 +68,16 @@ def _grown(value: ir.Value, extra: int) -> bool:
     on the right; False (nothing changed) when neither makes it."""
     type_ = ir.RankedTensorType(value.type)
     wider = _with_width(type_, type_.shape[_WIDTH_AXIS] + extra)
-    insert = _own_insert_into_fill(value)
-    pad = _own_pad(value)
-    if insert is not None:
-        fill = insert.operands[1].owner
+    maker = _maker_if_sole_use(value)
+    if maker is not None and zeros_insert(maker):
+        insert, fill = maker, maker.operands[1].owner
         with ir.InsertionPoint(insert), insert.location:
             empty = tensor.EmptyOp(wider.shape, wider.element_type).result
             insert.operands[1] = linalg.fill(fill.operands[0], outs=[empty])
-    elif pad is not None:
-        high = list(ir.DenseI64ArrayAttr(pad.attributes["static_high"]))
+    elif maker is not None and static_pad(maker, maker.operands[0]):
+        high = list(ir.DenseI64ArrayAttr(maker.attributes["static_high"]))
         high[_WIDTH_AXIS] += extra
-        pad.attributes["static_high"] = ir.DenseI64ArrayAttr.get(high)
+        maker.attributes["static_high"] = ir.DenseI64ArrayAttr.get(high)
     else:
         return False
     value.set_type(wider)
@@ -128,7 +105,7 @@ def _wider_init(init: ir.Value, width: int) -> ir.Value:
 def _widen(op: ir.OpView) -> bool:
     """Computes ``op`` over a wider output when its width needs it (see the module docstring)."""
     source, kernel, init = op.operands
-    if not all(_static(v) for v in (source, kernel, init)):
+    if not all(static(v) for v in (source, kernel, init)):
         return False
     out = ir.RankedTensorType(init.type)
     width = out.shape[_WIDTH_AXIS]
