@@ -8,6 +8,7 @@ from mlir import ir
 
 from symshape_mlir.lowering.iree import convolutions_channels_last
 from symshape_mlir.lowering.iree.layouts import hide_transposed_inputs
+from symshape_mlir.lowering.iree.patches import convolutions_as_matmuls
 from symshape_mlir.lowering.iree.sinking import hoist_transposed_inputs, sink_transposes
 from symshape_mlir.lowering.iree.widths import pad_convolution_widths
 from symshape_mlir.pipeline import ModulePass
@@ -39,7 +40,12 @@ class RelayoutConvolutions(ModulePass):
     IREE does not fuse the transpose into it), and so does a kernel not
     computed from constants. Last, a static convolution whose output width
     leaves a remainder of 4 or more past a multiple of 8 is computed over
-    the next multiple and sliced (:mod:`symshape_mlir.lowering.iree.widths`).
+    the next multiple and sliced (:mod:`symshape_mlir.lowering.iree.widths`),
+    and one with a shared kernel whose output height, width or length is
+    dynamic is computed as its windows copied out times the kernel read as
+    a matrix (:mod:`symshape_mlir.lowering.iree.patches`: IREE vectorizes a
+    matrix product with a dynamic row count, not such a convolution); its
+    input stays behind the barrier, so that the copy reads it channels-last.
     Runs after
     ``canonicalize`` so that a static variant's barriers carry static
     types.
@@ -64,7 +70,7 @@ class RelayoutConvolutions(ModulePass):
 
     name = "symshape-relayout-convolutions"
     summary = ("Compute NCHW convolutions and poolings channels-last for IREE (transposes, "
-               "barriers, widths rounded up to whole tiles)")
+               "barriers, widths rounded up to whole tiles, dynamic sizes as matrix products)")
 
     def creates_unregistered_ops(self) -> bool:
         return True
@@ -76,6 +82,8 @@ class RelayoutConvolutions(ModulePass):
             moved = sink_transposes(func) if count else 0
             hoisted = hoist_transposed_inputs(func) if count else 0
             hide_transposed_inputs(func)
+            products = convolutions_as_matmuls(func) if count else 0
             widened = pad_convolution_widths(func) if count else 0
-            logger.debug("relayout %d convolutions, %d transposes moved down, %d up, "
-                         "%d widened", count, moved, hoisted, widened)
+            logger.debug("relayout %d convolutions, %d as matrix products, %d transposes "
+                         "moved down, %d up, %d widened", count, products, moved, hoisted,
+                         widened)

@@ -4,23 +4,23 @@
 // NHWC behind a barrier (with its dynamic sizes tied again), its kernel
 // transposed to HWCF behind a barrier (a function argument), its init
 // transposed, and its NHWC result transposed back to NCHW.
-// CHECK-LABEL: func.func @dynamic_conv
-// CHECK-SAME: (%[[X:[^:]*]]: tensor<?x3x?x?xf32>, %[[W:[^:]*]]: tensor<8x3x3x3xf32>, %[[I:[^:]*]]: tensor<?x8x?x?xf32>)
+// CHECK-LABEL: func.func @dynamic_batch
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<?x3x9x9xf32>, %[[W:[^:]*]]: tensor<8x3x3x3xf32>, %[[I:[^:]*]]: tensor<?x8x4x4xf32>)
 // CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W]] : tensor<8x3x3x3xf32>) outs(%{{.*}} : tensor<3x3x3x8xf32>) permutation = [2, 3, 1, 0]
-// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<?x3x?x?xf32>) outs(%{{.*}} : tensor<?x?x?x3xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<?x3x9x9xf32>) outs(%{{.*}} : tensor<?x9x9x3xf32>) permutation = [0, 2, 3, 1]
 // CHECK: %[[WB:.*]] = "util.optimization_barrier"(%[[WT]]) : (tensor<3x3x3x8xf32>) -> tensor<3x3x3x8xf32>
-// CHECK: %[[IT:.*]] = linalg.transpose ins(%[[I]] : tensor<?x8x?x?xf32>) outs(%{{.*}} : tensor<?x?x?x8xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[IT:.*]] = linalg.transpose ins(%[[I]] : tensor<?x8x4x4xf32>) outs(%{{.*}} : tensor<?x4x4x8xf32>) permutation = [0, 2, 3, 1]
 // CHECK: %[[XB:.*]] = "util.optimization_barrier"(%[[XT]])
 // CHECK: %[[XS:.*]] = "flow.tensor.tie_shape"(%[[XB]]
-// CHECK: %[[Y:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XS]], %[[WB]] : tensor<?x?x?x3xf32>, tensor<3x3x3x8xf32>) outs(%[[IT]] : tensor<?x?x?x8xf32>)
-// CHECK: %[[R:.*]] = linalg.transpose ins(%[[Y]] : tensor<?x?x?x8xf32>) outs(%{{.*}} : tensor<?x8x?x?xf32>) permutation = [0, 3, 1, 2]
+// CHECK: %[[Y:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XS]], %[[WB]] : tensor<?x9x9x3xf32>, tensor<3x3x3x8xf32>) outs(%[[IT]] : tensor<?x4x4x8xf32>)
+// CHECK: %[[R:.*]] = linalg.transpose ins(%[[Y]] : tensor<?x4x4x8xf32>) outs(%{{.*}} : tensor<?x8x4x4xf32>) permutation = [0, 3, 1, 2]
 // CHECK: return %[[R]]
-func.func @dynamic_conv(%x: tensor<?x3x?x?xf32>, %w: tensor<8x3x3x3xf32>,
-                        %init: tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32> {
+func.func @dynamic_batch(%x: tensor<?x3x9x9xf32>, %w: tensor<8x3x3x3xf32>,
+                        %init: tensor<?x8x4x4xf32>) -> tensor<?x8x4x4xf32> {
   %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-      ins(%x, %w : tensor<?x3x?x?xf32>, tensor<8x3x3x3xf32>)
-      outs(%init : tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32>
-  return %y : tensor<?x8x?x?xf32>
+      ins(%x, %w : tensor<?x3x9x9xf32>, tensor<8x3x3x3xf32>)
+      outs(%init : tensor<?x8x4x4xf32>) -> tensor<?x8x4x4xf32>
+  return %y : tensor<?x8x4x4xf32>
 }
 
 // -----
@@ -85,15 +85,15 @@ func.func @pool(%x: tensor<1x4x8x8xf32>, %k: tensor<2x2xf32>,
 // linalg.depthwise_conv_1d_nwc_wc with [C, K] transposed to [K, C].
 // CHECK-LABEL: func.func @conv_1d
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<8x3x3xf32>) outs(%{{.*}} : tensor<3x3x8xf32>) permutation = [2, 1, 0]
-// CHECK: linalg.transpose ins(%{{.*}} : tensor<?x3x?xf32>) outs(%{{.*}} : tensor<?x?x3xf32>) permutation = [0, 2, 1]
-// CHECK: %[[Y:.*]] = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x?x3xf32>, tensor<3x3x8xf32>) outs(%{{.*}} : tensor<?x?x8xf32>)
-// CHECK: linalg.transpose ins(%[[Y]] : tensor<?x?x8xf32>) outs(%{{.*}} : tensor<?x8x?xf32>) permutation = [0, 2, 1]
-func.func @conv_1d(%x: tensor<?x3x?xf32>, %w: tensor<8x3x3xf32>,
-                   %init: tensor<?x8x?xf32>) -> tensor<?x8x?xf32> {
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<?x3x9xf32>) outs(%{{.*}} : tensor<?x9x3xf32>) permutation = [0, 2, 1]
+// CHECK: %[[Y:.*]] = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>} ins(%{{.*}}, %{{.*}} : tensor<?x9x3xf32>, tensor<3x3x8xf32>) outs(%{{.*}} : tensor<?x4x8xf32>)
+// CHECK: linalg.transpose ins(%[[Y]] : tensor<?x4x8xf32>) outs(%{{.*}} : tensor<?x8x4xf32>) permutation = [0, 2, 1]
+func.func @conv_1d(%x: tensor<?x3x9xf32>, %w: tensor<8x3x3xf32>,
+                   %init: tensor<?x8x4xf32>) -> tensor<?x8x4xf32> {
   %y = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>}
-      ins(%x, %w : tensor<?x3x?xf32>, tensor<8x3x3xf32>)
-      outs(%init : tensor<?x8x?xf32>) -> tensor<?x8x?xf32>
-  return %y : tensor<?x8x?xf32>
+      ins(%x, %w : tensor<?x3x9xf32>, tensor<8x3x3xf32>)
+      outs(%init : tensor<?x8x4xf32>) -> tensor<?x8x4xf32>
+  return %y : tensor<?x8x4xf32>
 }
 
 // -----

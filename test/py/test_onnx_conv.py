@@ -454,3 +454,56 @@ def test_wide_convolution_is_widened() -> None:
     text = str(module)
     assert "outs(%" in text and "tensor<1x3x16x8xf32>) -> tensor<1x3x16x8xf32>" in text
     assert "[1, 3, 13, 8] [1, 1, 1, 1] : tensor<1x3x16x8xf32> to tensor<1x3x13x8xf32>" in text
+
+
+DYNAMIC_CONVS = [
+    pytest.param("Conv", dict(strides=[2, 2], pads=[3, 3, 3, 3]), (8, 3, 7, 7),
+                 [(2, 17, 12), (1, 5, 6)], id="stem_7x7_stride_2"),
+    pytest.param("Conv", dict(dilations=[2, 3], strides=[1, 2], pads=[0, 1, 2, 0]), (4, 3, 3, 2),
+                 [(2, 9, 8), (1, 7, 4)], id="dilated_strided"),
+    pytest.param("Conv", {}, (5, 3, 1, 1), [(2, 4, 7), (3, 1, 1)], id="pointwise"),
+    pytest.param("Conv", dict(strides=[2, 2]), (5, 3, 1, 1), [(2, 5, 7), (1, 2, 3)],
+                 id="pointwise_stride_2"),
+    pytest.param("Conv", {}, (4, 3, 3, 3), [(2, 2, 6), (0, 4, 4)], id="no_rows"),
+    pytest.param("ConvTranspose", dict(strides=[2, 2], pads=[1, 1, 1, 1]), (3, 4, 4, 4),
+                 [(2, 5, 3), (1, 2, 2)], id="transposed"),
+]
+
+
+@pytest.mark.parametrize(("op", "kernel_attributes", "kernel", "sizes"), DYNAMIC_CONVS)
+def test_dynamic_convolutions_are_matrix_products(op: str, kernel_attributes: dict[str, Any],
+                                                  kernel: tuple[int, ...],
+                                                  sizes: list[tuple[int, int, int]]) -> None:
+    """In the dynamic module a convolution over dynamic spatial sizes is its
+    windows times the kernel as a matrix (`symshape_mlir.lowering.iree.patches`),
+    and agrees with ``onnx.reference``, also with no output rows (an output
+    height of 0, a batch of 0)."""
+    node = helper.make_node(op, ["x", "W"], ["y"], **kernel_attributes)
+    model = _model(node, inits=[_const("W", kernel)])
+    module = import_model(model)
+    run_pipeline(module, "builtin.module(symshape-to-iree)")
+    text = str(module)
+    assert "linalg.matmul" in text and "linalg.conv" not in text
+    exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
+    evaluator = ReferenceEvaluator(model)
+    for n, h, w in sizes:
+        x = np.random.default_rng(h * w).standard_normal((n, 3, h, w)).astype(np.float32)
+        expected = evaluator.run(None, {"x": x})[0]
+        got = exe.main(x)
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_dynamic_1d_convolution_is_a_matrix_product() -> None:
+    """A 1-D convolution over a dynamic length likewise."""
+    node = helper.make_node("Conv", ["x", "W"], ["y"], strides=[2], pads=[1, 2])
+    model = _model(node, inputs=(("x", ["batch", 3, "t"]),), inits=[_const("W", (6, 3, 4))])
+    module = import_model(model)
+    run_pipeline(module, "builtin.module(symshape-to-iree)")
+    assert "linalg.matmul" in str(module) and "linalg.conv" not in str(module)
+    exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
+    evaluator = ReferenceEvaluator(model)
+    for n, t in [(2, 13), (1, 2)]:
+        x = np.random.default_rng(t).standard_normal((n, 3, t)).astype(np.float32)
+        np.testing.assert_allclose(exe.main(x), evaluator.run(None, {"x": x})[0],
+                                   rtol=1e-4, atol=1e-5)

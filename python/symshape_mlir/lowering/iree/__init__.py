@@ -29,8 +29,12 @@ phase, the IREE symptom, the strict-xfail reproducers in
   contraction results, kept out of the contraction's dispatch;
 * :mod:`~symshape_mlir.lowering.iree.elementwise`: equal elementwise
   tensors;
-* :mod:`~symshape_mlir.lowering.iree.layouts`: convolutions channels-last
-  (the ``symshape-relayout-convolutions`` pass).
+* :mod:`~symshape_mlir.lowering.iree.layouts`: convolutions channels-last,
+  :mod:`~symshape_mlir.lowering.iree.sinking` the transposes around them,
+  :mod:`~symshape_mlir.lowering.iree.widths` their widths rounded up to
+  whole tiles, :mod:`~symshape_mlir.lowering.iree.patches` those over
+  dynamic spatial sizes as matrix products (the
+  ``symshape-relayout-convolutions`` pass).
 
 IREE's ops are not registered in this MLIR, so they are built in generic
 form, which ``iree-compile`` parses; the context must allow unregistered
