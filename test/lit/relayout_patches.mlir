@@ -41,16 +41,16 @@ func.func @dynamic_spatial(%x: tensor<?x3x?x?xf32>, %w: tensor<8x3x2x2xf32>,
 // CHECK-LABEL: func.func @pointwise
 // CHECK-NOT: linalg.generic
 // CHECK: %[[XM:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<2x?x?x16xf32> into tensor<?x16xf32>
-// CHECK: %[[WM:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<1x1x16x4xf32> into tensor<16x4xf32>
-// CHECK: linalg.matmul ins(%[[XM]], %[[WM]] : tensor<?x16xf32>, tensor<16x4xf32>)
-// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2], [3]] output_shape [2, %{{.*}}, %{{.*}}, 4] : tensor<?x4xf32> into tensor<2x?x?x4xf32>
+// CHECK: %[[WM:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<1x1x16x8xf32> into tensor<16x8xf32>
+// CHECK: linalg.matmul ins(%[[XM]], %[[WM]] : tensor<?x16xf32>, tensor<16x8xf32>)
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2], [3]] output_shape [2, %{{.*}}, %{{.*}}, 8] : tensor<?x8xf32> into tensor<2x?x?x8xf32>
 // CHECK-NOT: linalg.conv
-func.func @pointwise(%x: tensor<2x16x?x?xf32>, %init: tensor<2x4x?x?xf32>) -> tensor<2x4x?x?xf32> {
-  %w = arith.constant dense<1.0> : tensor<4x16x1x1xf32>
+func.func @pointwise(%x: tensor<2x16x?x?xf32>, %init: tensor<2x8x?x?xf32>) -> tensor<2x8x?x?xf32> {
+  %w = arith.constant dense<1.0> : tensor<8x16x1x1xf32>
   %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%x, %w : tensor<2x16x?x?xf32>, tensor<4x16x1x1xf32>)
-      outs(%init : tensor<2x4x?x?xf32>) -> tensor<2x4x?x?xf32>
-  return %y : tensor<2x4x?x?xf32>
+      ins(%x, %w : tensor<2x16x?x?xf32>, tensor<8x16x1x1xf32>)
+      outs(%init : tensor<2x8x?x?xf32>) -> tensor<2x8x?x?xf32>
+  return %y : tensor<2x8x?x?xf32>
 }
 
 // -----
@@ -73,22 +73,30 @@ func.func @dynamic_length(%x: tensor<?x4x?xf32>, %init: tensor<?x8x?xf32>) -> te
 
 // -----
 
-// Depthwise convolutions (no kernel shared by the channels) and
-// convolutions whose output is static but for its batch stay convolutions.
+// Depthwise convolutions (no kernel shared by the channels), convolutions
+// whose output is static but for its batch, and those with fewer than 8
+// output channels (the copy would cost more than the product saves) stay
+// convolutions.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: linalg.matmul
 // CHECK: linalg.depthwise_conv_2d_nhwc_hwc
-// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} outs(%{{.*}} : tensor<?x7x7x4xf32>)
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} outs(%{{.*}} : tensor<?x7x7x8xf32>)
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} outs(%{{.*}} : tensor<1x?x?x7xf32>)
 // CHECK-NOT: linalg.matmul
 func.func @kept(%x: tensor<1x4x?x?xf32>, %i: tensor<1x4x?x?xf32>, %b: tensor<?x4x9x9xf32>,
-                %j: tensor<?x4x7x7xf32>) -> (tensor<1x4x?x?xf32>, tensor<?x4x7x7xf32>) {
+                %j: tensor<?x8x7x7xf32>, %k: tensor<1x7x?x?xf32>)
+    -> (tensor<1x4x?x?xf32>, tensor<?x8x7x7xf32>, tensor<1x7x?x?xf32>) {
   %dw = arith.constant dense<1.0> : tensor<4x3x3xf32>
-  %w = arith.constant dense<1.0> : tensor<4x4x3x3xf32>
+  %w = arith.constant dense<1.0> : tensor<8x4x3x3xf32>
+  %n = arith.constant dense<1.0> : tensor<7x4x3x3xf32>
   %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %dw : tensor<1x4x?x?xf32>, tensor<4x3x3xf32>)
       outs(%i : tensor<1x4x?x?xf32>) -> tensor<1x4x?x?xf32>
   %z = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%b, %w : tensor<?x4x9x9xf32>, tensor<4x4x3x3xf32>)
-      outs(%j : tensor<?x4x7x7xf32>) -> tensor<?x4x7x7xf32>
-  return %y, %z : tensor<1x4x?x?xf32>, tensor<?x4x7x7xf32>
+      ins(%b, %w : tensor<?x4x9x9xf32>, tensor<8x4x3x3xf32>)
+      outs(%j : tensor<?x8x7x7xf32>) -> tensor<?x8x7x7xf32>
+  %v = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %n : tensor<1x4x?x?xf32>, tensor<7x4x3x3xf32>)
+      outs(%k : tensor<1x7x?x?xf32>) -> tensor<1x7x?x?xf32>
+  return %y, %z, %v : tensor<1x4x?x?xf32>, tensor<?x8x7x7xf32>, tensor<1x7x?x?xf32>
 }

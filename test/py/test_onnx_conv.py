@@ -22,6 +22,7 @@ from symshape_mlir import runtime
 from symshape_mlir.frontend import FrontendError, ShapeError, Tensor, f32, i32, trace
 from symshape_mlir.frontend.ops.conv import conv, pool
 from symshape_mlir.frontend.ops.padding import pad
+from symshape_mlir.lowering.iree.patches import MIN_FEATURES
 from symshape_mlir.onnx import OnnxImportError, import_model, infer_shapes, trace_model
 from symshape_mlir.passes import run_pipeline
 
@@ -459,13 +460,13 @@ def test_wide_convolution_is_widened() -> None:
 DYNAMIC_CONVS = [
     pytest.param("Conv", dict(strides=[2, 2], pads=[3, 3, 3, 3]), (8, 3, 7, 7),
                  [(2, 17, 12), (1, 5, 6)], id="stem_7x7_stride_2"),
-    pytest.param("Conv", dict(dilations=[2, 3], strides=[1, 2], pads=[0, 1, 2, 0]), (4, 3, 3, 2),
-                 [(2, 9, 8), (1, 7, 4)], id="dilated_strided"),
-    pytest.param("Conv", {}, (5, 3, 1, 1), [(2, 4, 7), (3, 1, 1)], id="pointwise"),
-    pytest.param("Conv", dict(strides=[2, 2]), (5, 3, 1, 1), [(2, 5, 7), (1, 2, 3)],
+    pytest.param("Conv", dict(dilations=[2, 3], strides=[1, 2], pads=[0, 1, 2, 0]),
+                 (9, 3, 3, 2), [(2, 9, 8), (1, 7, 4)], id="dilated_strided"),
+    pytest.param("Conv", {}, (10, 3, 1, 1), [(2, 4, 7), (3, 1, 1)], id="pointwise"),
+    pytest.param("Conv", dict(strides=[2, 2]), (8, 3, 1, 1), [(2, 5, 7), (1, 2, 3)],
                  id="pointwise_stride_2"),
-    pytest.param("Conv", {}, (4, 3, 3, 3), [(2, 2, 6), (0, 4, 4)], id="no_rows"),
-    pytest.param("ConvTranspose", dict(strides=[2, 2], pads=[1, 1, 1, 1]), (3, 4, 4, 4),
+    pytest.param("Conv", {}, (8, 3, 3, 3), [(2, 2, 6), (0, 4, 4)], id="no_rows"),
+    pytest.param("ConvTranspose", dict(strides=[2, 2], pads=[1, 1, 1, 1]), (3, 8, 4, 4),
                  [(2, 5, 3), (1, 2, 2)], id="transposed"),
 ]
 
@@ -497,7 +498,7 @@ def test_dynamic_convolutions_are_matrix_products(op: str, kernel_attributes: di
 def test_dynamic_1d_convolution_is_a_matrix_product() -> None:
     """A 1-D convolution over a dynamic length likewise."""
     node = helper.make_node("Conv", ["x", "W"], ["y"], strides=[2], pads=[1, 2])
-    model = _model(node, inputs=(("x", ["batch", 3, "t"]),), inits=[_const("W", (6, 3, 4))])
+    model = _model(node, inputs=(("x", ["batch", 3, "t"]),), inits=[_const("W", (8, 3, 4))])
     module = import_model(model)
     run_pipeline(module, "builtin.module(symshape-to-iree)")
     assert "linalg.matmul" in str(module) and "linalg.conv" not in str(module)
@@ -507,3 +508,15 @@ def test_dynamic_1d_convolution_is_a_matrix_product() -> None:
         x = np.random.default_rng(t).standard_normal((n, 3, t)).astype(np.float32)
         np.testing.assert_allclose(exe.main(x), evaluator.run(None, {"x": x})[0],
                                    rtol=1e-4, atol=1e-5)
+
+
+def test_narrow_dynamic_convolution_stays_a_convolution() -> None:
+    """With fewer than ``MIN_FEATURES`` output channels the copy of the windows
+    would cost more than the product saves: the convolution is kept."""
+    assert MIN_FEATURES == 8
+    node = helper.make_node("Conv", ["x", "W"], ["y"], pads=[1, 1, 1, 1])
+    model = _model(node, inits=[_const("W", (7, 3, 3, 3))])
+    module = import_model(model)
+    run_pipeline(module, "builtin.module(symshape-to-iree)")
+    text = str(module)
+    assert "linalg.conv_2d_nhwc_hwcf" in text and "linalg.matmul" not in text

@@ -29,8 +29,12 @@ The patches of a 1x1 convolution of stride 1 are its input, so it is
 collapsed directly. Rows are summed in another order than the direct
 convolution's, an f32 rounding difference only. Static convolutions are
 left to IREE's convolution strategy (faster there), and so are depthwise
-ones (no shared kernel to multiply by) and those whose kernel has a
-dynamic size. The rewrite runs after
+ones (no shared kernel to multiply by), those whose kernel has a
+dynamic size, and those with fewer than `MIN_FEATURES` output channels:
+there the copy costs more than the product saves (the upsampler's last
+transposed convolution, 8 channels to 4 through 4x4 windows, at
+4x128x128: 369 ms to copy the windows of its 256x256 output, 333 ms
+computed directly). The rewrite runs after
 `~symshape_mlir.lowering.iree.layouts.hide_transposed_inputs`: an input
 transposed channels-last stays behind its barrier, so that the copy reads
 it with the channels contiguous (fused with the transpose, sew's copy read
@@ -44,8 +48,7 @@ and the global pool after the last one took 2.0 ms), shufflenet 5.5 ->
 0.7 ms, unet 38 -> 8.7 ms; sew at 4x4000 2.7 -> 1.9 ms. The copy of the
 windows is the largest dispatch left (resnet's stem, 3 channels deep:
 0.7 ms): IREE copies through an index map that is no permutation element
-by element. The upsampler's transposed convolution over its spread input
-is as slow either way (75 ms).
+by element.
 """
 
 from __future__ import annotations
@@ -58,10 +61,14 @@ from mlir.dialects import arith, linalg, tensor
 from symshape_mlir.lowering.generics import generic_copy
 from symshape_mlir.walk import collect_ops
 
-__all__ = ["convolutions_as_matmuls"]
+__all__ = ["MIN_FEATURES", "convolutions_as_matmuls"]
 
 #: Channels-last convolutions with a shared kernel, by name: their count of spatial axes.
 _SPATIAL = {"linalg.conv_2d_nhwc_hwcf": 2, "linalg.conv_1d_nwc_wcf": 1}
+
+#: Output channels below which the copy of the windows (``KH * KW * C`` values per
+#: output pixel) costs more than the product saves (``KH * KW * C * F`` multiply-adds).
+MIN_FEATURES = 8
 
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
 
@@ -135,15 +142,17 @@ def _as_matmul(op: ir.OpView, spatial: int) -> ir.Value:
 
 def convolutions_as_matmuls(func: ir.Operation) -> int:
     """Rewrites each channels-last convolution of ``func`` whose output has a
-    dynamic spatial size and whose kernel is static as patches times a
-    matrix (see the module docstring); returns how many."""
+    dynamic spatial size and whose kernel is static, with at least
+    `MIN_FEATURES` output channels, as patches times a matrix (see the
+    module docstring); returns how many."""
     rewritten = 0
     for op in collect_ops(func, lambda op: op.name in _SPATIAL):
         spatial = _SPATIAL[op.name]
         output = ir.RankedTensorType(op.results[0].type)
         if not any(output.is_dynamic_dim(1 + axis) for axis in range(spatial)):
             continue
-        if not ir.RankedTensorType(op.operands[1].type).has_static_shape:
+        kernel = ir.RankedTensorType(op.operands[1].type)
+        if not kernel.has_static_shape or kernel.shape[-1] < MIN_FEATURES:
             continue
         with ir.InsertionPoint(op), op.location:
             result = _as_matmul(op, spatial)
