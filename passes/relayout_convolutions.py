@@ -8,7 +8,7 @@ from mlir import ir
 
 from symshape_mlir.lowering.iree import convolutions_channels_last
 from symshape_mlir.lowering.iree.layouts import hide_transposed_inputs
-from symshape_mlir.lowering.iree.patches import convolutions_as_matmuls
+from symshape_mlir.lowering.iree.patches import convolutions_as_matmuls, depthwise_as_taps
 from symshape_mlir.lowering.iree.sinking import hoist_transposed_inputs, sink_transposes
 from symshape_mlir.lowering.iree.widths import pad_convolution_widths
 from symshape_mlir.pipeline import ModulePass
@@ -46,6 +46,8 @@ class RelayoutConvolutions(ModulePass):
     a matrix (:mod:`symshape_mlir.lowering.iree.patches`: IREE vectorizes a
     matrix product with a dynamic row count, not such a convolution); its
     input stays behind the barrier, so that the copy reads it channels-last.
+    A depthwise one over such sizes becomes a sum over its taps of strided
+    slices of the input times the kernel's rows, one elementwise op.
     Runs after
     ``canonicalize`` so that a static variant's barriers carry static
     types.
@@ -82,8 +84,9 @@ class RelayoutConvolutions(ModulePass):
             moved = sink_transposes(func) if count else 0
             hoisted = hoist_transposed_inputs(func) if count else 0
             hide_transposed_inputs(func)
-            products = convolutions_as_matmuls(func) if count else 0
             widened = pad_convolution_widths(func) if count else 0
-            logger.debug("relayout %d convolutions, %d as matrix products, %d transposes "
-                         "moved down, %d up, %d widened", count, products, moved, hoisted,
-                         widened)
+            products = convolutions_as_matmuls(func) if count else 0
+            taps = depthwise_as_taps(func) if count else 0
+            logger.debug("relayout %d convolutions, %d transposes moved down, %d up, "
+                         "%d widened, %d as matrix products, %d depthwise as taps", count,
+                         moved, hoisted, widened, products, taps)

@@ -73,30 +73,52 @@ func.func @dynamic_length(%x: tensor<?x4x?xf32>, %init: tensor<?x8x?xf32>) -> te
 
 // -----
 
-// Depthwise convolutions (no kernel shared by the channels), convolutions
-// whose output is static but for its batch, and those with fewer than 8
-// output channels (the copy would cost more than the product saves) stay
-// convolutions.
+// A depthwise convolution over dynamic sizes is a sum over its taps: a
+// strided slice of the input (offset by the tap times the dilation) times
+// the tap's row of the kernel, in one elementwise linalg.generic.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @depthwise
+// CHECK: %[[XS:.*]] = "flow.tensor.tie_shape"
+// CHECK: %[[S00:.*]] = tensor.extract_slice %[[XS]][0, 0, 0, 0] [1, %{{.*}}, %{{.*}}, 4] [1, 2, 2, 1] : tensor<1x?x?x4xf32> to tensor<1x?x?x4xf32>
+// CHECK: %[[W00:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<2x2x4xf32> to tensor<4xf32>
+// CHECK: tensor.extract_slice %[[XS]][0, 0, 3, 0]
+// CHECK: tensor.extract_slice %[[XS]][0, 3, 0, 0]
+// CHECK: %[[S11:.*]] = tensor.extract_slice %[[XS]][0, 3, 3, 0]
+// CHECK: %[[W11:.*]] = tensor.extract_slice %{{.*}}[1, 1, 0]
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]], #[[ID]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[S00]], %{{.*}}, %{{.*}}, %[[S11]], %[[W00]], %{{.*}}, %{{.*}}, %[[W11]] :
+// CHECK: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[B:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[OUT:.*]]: f32):
+// CHECK: %[[M:.*]] = arith.mulf %[[A]], %[[B]]
+// CHECK: arith.addf %[[OUT]], %[[M]]
+// CHECK-NOT: linalg.depthwise
+func.func @depthwise(%x: tensor<1x4x?x?xf32>, %w: tensor<4x2x2xf32>,
+                     %i: tensor<1x4x?x?xf32>) -> tensor<1x4x?x?xf32> {
+  %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<3> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x4x?x?xf32>, tensor<4x2x2xf32>)
+      outs(%i : tensor<1x4x?x?xf32>) -> tensor<1x4x?x?xf32>
+  return %y : tensor<1x4x?x?xf32>
+}
+
+// -----
+
+// Convolutions whose output is static but for its batch, and those with
+// fewer than 8 output channels (the copy would cost more than the product
+// saves) stay convolutions.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: linalg.matmul
-// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
 // CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} outs(%{{.*}} : tensor<?x7x7x8xf32>)
 // CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} outs(%{{.*}} : tensor<1x?x?x7xf32>)
 // CHECK-NOT: linalg.matmul
-func.func @kept(%x: tensor<1x4x?x?xf32>, %i: tensor<1x4x?x?xf32>, %b: tensor<?x4x9x9xf32>,
+func.func @kept(%x: tensor<1x4x?x?xf32>, %b: tensor<?x4x9x9xf32>,
                 %j: tensor<?x8x7x7xf32>, %k: tensor<1x7x?x?xf32>)
-    -> (tensor<1x4x?x?xf32>, tensor<?x8x7x7xf32>, tensor<1x7x?x?xf32>) {
-  %dw = arith.constant dense<1.0> : tensor<4x3x3xf32>
+    -> (tensor<?x8x7x7xf32>, tensor<1x7x?x?xf32>) {
   %w = arith.constant dense<1.0> : tensor<8x4x3x3xf32>
   %n = arith.constant dense<1.0> : tensor<7x4x3x3xf32>
-  %y = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%x, %dw : tensor<1x4x?x?xf32>, tensor<4x3x3xf32>)
-      outs(%i : tensor<1x4x?x?xf32>) -> tensor<1x4x?x?xf32>
   %z = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%b, %w : tensor<?x4x9x9xf32>, tensor<8x4x3x3xf32>)
       outs(%j : tensor<?x8x7x7xf32>) -> tensor<?x8x7x7xf32>
   %v = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %n : tensor<1x4x?x?xf32>, tensor<7x4x3x3xf32>)
       outs(%k : tensor<1x7x?x?xf32>) -> tensor<1x7x?x?xf32>
-  return %y, %z, %v : tensor<1x4x?x?xf32>, tensor<?x8x7x7xf32>, tensor<1x7x?x?xf32>
+  return %z, %v : tensor<?x8x7x7xf32>, tensor<1x7x?x?xf32>
 }

@@ -468,6 +468,8 @@ DYNAMIC_CONVS = [
     pytest.param("Conv", {}, (8, 3, 3, 3), [(2, 2, 6), (0, 4, 4)], id="no_rows"),
     pytest.param("ConvTranspose", dict(strides=[2, 2], pads=[1, 1, 1, 1]), (3, 8, 4, 4),
                  [(2, 5, 3), (1, 2, 2)], id="transposed"),
+    pytest.param("Conv", dict(group=3, strides=[2, 1], dilations=[1, 2], pads=[1, 2, 1, 0]),
+                 (3, 1, 3, 3), [(2, 9, 8), (1, 1, 5), (0, 4, 4)], id="depthwise"),
 ]
 
 
@@ -476,15 +478,18 @@ def test_dynamic_convolutions_are_matrix_products(op: str, kernel_attributes: di
                                                   kernel: tuple[int, ...],
                                                   sizes: list[tuple[int, int, int]]) -> None:
     """In the dynamic module a convolution over dynamic spatial sizes is its
-    windows times the kernel as a matrix (`symshape_mlir.lowering.iree.patches`),
-    and agrees with ``onnx.reference``, also with no output rows (an output
-    height of 0, a batch of 0)."""
+    windows times the kernel as a matrix, a depthwise one a sum of strided
+    slices (`symshape_mlir.lowering.iree.patches`), and agrees with
+    ``onnx.reference``, also with no output rows (an output height of 0, a
+    batch of 0)."""
     node = helper.make_node(op, ["x", "W"], ["y"], **kernel_attributes)
     model = _model(node, inits=[_const("W", kernel)])
     module = import_model(model)
     run_pipeline(module, "builtin.module(symshape-to-iree)")
     text = str(module)
-    assert "linalg.matmul" in text and "linalg.conv" not in text
+    depthwise = kernel_attributes.get("group") == 3
+    assert ("linalg.matmul" in text) != depthwise and "linalg.conv" not in text
+    assert ("linalg.depthwise" in text) is False
     exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
     evaluator = ReferenceEvaluator(model)
     for n, h, w in sizes:
@@ -495,13 +500,15 @@ def test_dynamic_convolutions_are_matrix_products(op: str, kernel_attributes: di
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
 
 
-def test_dynamic_1d_convolution_is_a_matrix_product() -> None:
-    """A 1-D convolution over a dynamic length likewise."""
-    node = helper.make_node("Conv", ["x", "W"], ["y"], strides=[2], pads=[1, 2])
-    model = _model(node, inputs=(("x", ["batch", 3, "t"]),), inits=[_const("W", (8, 3, 4))])
+@pytest.mark.parametrize(("kernel", "group"), [((8, 3, 4), 1), ((3, 1, 4), 3)],
+                         ids=["conv", "depthwise"])
+def test_dynamic_1d_convolutions(kernel: tuple[int, ...], group: int) -> None:
+    """1-D convolutions over a dynamic length likewise."""
+    node = helper.make_node("Conv", ["x", "W"], ["y"], strides=[2], pads=[1, 2], group=group)
+    model = _model(node, inputs=(("x", ["batch", 3, "t"]),), inits=[_const("W", kernel)])
     module = import_model(model)
     run_pipeline(module, "builtin.module(symshape-to-iree)")
-    assert "linalg.matmul" in str(module) and "linalg.conv" not in str(module)
+    assert "linalg.conv" not in str(module) and "linalg.depthwise" not in str(module)
     exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
     evaluator = ReferenceEvaluator(model)
     for n, t in [(2, 13), (1, 2)]:

@@ -1,4 +1,5 @@
-"""Convolutions over dynamic spatial sizes computed as one matrix product.
+"""Convolutions over dynamic spatial sizes in forms IREE vectorizes: one
+matrix product, or a sum of strided slices for a depthwise one.
 
 IREE 3.13's CPU backend vectorizes a channels-last convolution well only
 when its output's spatial sizes are static. With a dynamic height or
@@ -28,8 +29,7 @@ and multiplied by the kernel read as a matrix:
 The patches of a 1x1 convolution of stride 1 are its input, so it is
 collapsed directly. Rows are summed in another order than the direct
 convolution's, an f32 rounding difference only. Static convolutions are
-left to IREE's convolution strategy (faster there), and so are depthwise
-ones (no shared kernel to multiply by), those whose kernel has a
+left to IREE's convolution strategy (faster there), and so are those whose kernel has a
 dynamic size, and those with fewer than `MIN_FEATURES` output channels:
 there the copy costs more than the product saves (the upsampler's last
 transposed convolution, 8 channels to 4 through 4x4 windows, at
@@ -53,7 +53,9 @@ by element.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Callable
 
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
@@ -61,10 +63,12 @@ from mlir.dialects import arith, linalg, tensor
 from symshape_mlir.lowering.generics import generic_copy
 from symshape_mlir.walk import collect_ops
 
-__all__ = ["MIN_FEATURES", "convolutions_as_matmuls"]
+__all__ = ["MIN_FEATURES", "convolutions_as_matmuls", "depthwise_as_taps"]
 
 #: Channels-last convolutions with a shared kernel, by name: their count of spatial axes.
 _SPATIAL = {"linalg.conv_2d_nhwc_hwcf": 2, "linalg.conv_1d_nwc_wcf": 1}
+#: Channels-last depthwise convolutions, by name: their count of spatial axes.
+_DEPTHWISE = {"linalg.depthwise_conv_2d_nhwc_hwc": 2, "linalg.depthwise_conv_1d_nwc_wc": 1}
 
 #: Output channels below which the copy of the windows (``KH * KW * C`` values per
 #: output pixel) costs more than the product saves (``KH * KW * C * F`` multiply-adds).
@@ -140,23 +144,85 @@ def _as_matmul(op: ir.OpView, spatial: int) -> ir.Value:
                                 ir.DenseI64ArrayAttr.get(list(result_type.shape))).result
 
 
+def _dynamic_spatial(op: ir.OpView, spatial: int) -> bool:
+    """Whether ``op``'s output has a dynamic spatial size and its kernel a static shape."""
+    output = ir.RankedTensorType(op.results[0].type)
+    return (any(output.is_dynamic_dim(1 + axis) for axis in range(spatial))
+            and ir.RankedTensorType(op.operands[1].type).has_static_shape)
+
+
+def _as_taps(op: ir.OpView, spatial: int) -> ir.Value:
+    """The sum-of-slices form of the depthwise convolution ``op`` (see the module docstring)."""
+    x, w, init = op.operands
+    result_type = ir.RankedTensorType(op.results[0].type)
+    *kernel, channels = ir.RankedTensorType(w.type).shape
+    strides, dilations = _ints(op, "strides"), _ints(op, "dilations")
+    sizes = [_size(init, axis) for axis in range(spatial + 1)]
+    dynamic = [s for s in sizes if isinstance(s, ir.Value)]
+    static = [*(_DYNAMIC if isinstance(s, ir.Value) else s for s in sizes), channels]
+    element = result_type.element_type
+    row = ir.RankedTensorType.get([channels], element)
+    slices, rows = [], []
+    for tap in itertools.product(*(range(k) for k in kernel)):
+        offsets = [0, *(t * d for t, d in zip(tap, dilations, strict=True)), 0]
+        slices.append(tensor.ExtractSliceOp(result_type, x, [], dynamic, [], offsets, static,
+                                            [1, *strides, 1]).result)
+        rows.append(tensor.ExtractSliceOp(row, w, [], [], [], [*tap, 0], [1] * spatial
+                                          + [channels], [1] * (spatial + 1)).result)
+    rank = spatial + 2
+    identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
+    along_channels = ir.AffineMapAttr.get(
+        ir.AffineMap.get(rank, 0, [ir.AffineExpr.get_dim(rank - 1)]))
+    maps = [identity] * len(slices) + [along_channels] * len(rows) + [identity]
+    generic = linalg.GenericOp([result_type], slices + rows, [init], ir.ArrayAttr.get(maps),
+                               [linalg.IteratorType.parallel] * rank)
+    block = generic.regions[0].blocks.append(*[element] * (2 * len(slices) + 1))
+    with ir.InsertionPoint(block):
+        arguments = list(block.arguments)
+        total = arguments[-1]
+        for value, weight in zip(arguments[:len(slices)], arguments[len(slices):-1],
+                                 strict=True):
+            total = arith.AddFOp(total, arith.MulFOp(value, weight).result).result
+        linalg.YieldOp([total])
+    return generic.results[0]
+
+
+def _rewrite(func: ir.Operation, ops: dict[str, int],
+             accept: Callable[[ir.OpView, int], bool],
+             build: Callable[[ir.OpView, int], ir.Value]) -> int:
+    """Replaces each op of ``func`` named in ``ops`` (with its count of spatial
+    axes) whose output has a dynamic spatial size, whose kernel is static and
+    that ``accept`` takes by what ``build`` makes of it; returns how many."""
+    rewritten = 0
+    for op in collect_ops(func, lambda op: op.name in ops):
+        spatial = ops[op.name]
+        if not (_dynamic_spatial(op, spatial) and accept(op, spatial)):
+            continue
+        with ir.InsertionPoint(op), op.location:
+            result = build(op, spatial)
+        op.results[0].replace_all_uses_with(result)
+        op.operation.erase()
+        rewritten += 1
+    return rewritten
+
+
 def convolutions_as_matmuls(func: ir.Operation) -> int:
     """Rewrites each channels-last convolution of ``func`` whose output has a
     dynamic spatial size and whose kernel is static, with at least
     `MIN_FEATURES` output channels, as patches times a matrix (see the
     module docstring); returns how many."""
-    rewritten = 0
-    for op in collect_ops(func, lambda op: op.name in _SPATIAL):
-        spatial = _SPATIAL[op.name]
-        output = ir.RankedTensorType(op.results[0].type)
-        if not any(output.is_dynamic_dim(1 + axis) for axis in range(spatial)):
-            continue
-        kernel = ir.RankedTensorType(op.operands[1].type)
-        if not kernel.has_static_shape or kernel.shape[-1] < MIN_FEATURES:
-            continue
-        with ir.InsertionPoint(op), op.location:
-            result = _as_matmul(op, spatial)
-        op.results[0].replace_all_uses_with(result)
-        op.operation.erase()
-        rewritten += 1
-    return rewritten
+    return _rewrite(func, _SPATIAL,
+                    lambda op, _: ir.RankedTensorType(op.operands[1].type).shape[-1]
+                    >= MIN_FEATURES,
+                    _as_matmul)
+
+
+def depthwise_as_taps(func: ir.Operation) -> int:
+    """Rewrites each channels-last depthwise convolution of ``func`` over
+    floats whose output has a dynamic spatial size and whose kernel is
+    static as a sum of strided slices (see the module docstring); returns
+    how many."""
+    return _rewrite(func, _DEPTHWISE,
+                    lambda op, _: isinstance(ir.RankedTensorType(op.results[0].type)
+                                             .element_type, ir.FloatType),
+                    _as_taps)

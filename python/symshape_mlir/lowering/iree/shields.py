@@ -374,8 +374,9 @@ SHIELDS: tuple[Shield, ...] = (
         symptom="a channels-last convolution with a dynamic output height or width is "
                 "computed nearly element by element (resnet's stem at 2x96x80: 3.0 ms "
                 "against 115 us static): its windows are copied out and multiplied by the "
-                "kernel as one matrix product with a dynamic row count",
-        where=(_IREE + "patches.convolutions_as_matmuls",),
+                "kernel as one matrix product with a dynamic row count; a depthwise one is "
+                "a sum of strided slices times the kernel's rows",
+        where=(_IREE + "patches.convolutions_as_matmuls", _IREE + "patches.depthwise_as_taps"),
     ),
     Shield(
         name="unsigned_scalars", phase="frontend", kind="workaround", iree="3.13",
