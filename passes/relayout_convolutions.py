@@ -31,8 +31,9 @@ class RelayoutConvolutions(ModulePass):
     (and each ``linalg.pooling_nchw_*`` and ``linalg.pooling_ncw_*``)
     becomes its channels-last op, its input transposed, its kernel
     transposed (a pooling's window as it is), its result transposed back;
-    then, in static functions, the transposes move down through elementwise
-    ops, pads and slices until they cancel (:mod:`symshape_mlir.lowering.iree.sinking`), an input
+    then the transposes move down through elementwise ops, pads and slices
+    until they cancel (:mod:`symshape_mlir.lowering.iree.sinking`), in
+    static functions an input
     still transposed has its transpose moved up past the single-use pads,
     slices, inserts into zeros (a transposed convolution's input) and elementwise
     ops that make it, and one still transposed after that goes behind a

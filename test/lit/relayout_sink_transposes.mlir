@@ -130,23 +130,79 @@ func.func @kept(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x256xf
 
 // -----
 
-// A dynamic transpose (here over a dynamic batch) stays where it is.
+// Dynamic transposes move too: the activation between two convolutions
+// runs channels-last over an init sized from the old one's sizes (a
+// tensor.dim of a transpose reads the source's permuted axis), and the
+// second convolution reads it directly.
+// CHECK-DAG: #[[NHWC:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
 // CHECK-LABEL: func.func @dynamic
 // CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf
-// CHECK: %[[T:.*]] = linalg.transpose ins(%[[C]] : tensor<?x8x8x4xf32>) {{.*}} permutation = [0, 3, 1, 2]
-// CHECK: linalg.generic {{.*}} ins(%[[T]] : tensor<?x4x8x8xf32>)
-func.func @dynamic(%x: tensor<?x4x8x8xf32>, %init: tensor<?x4x8x8xf32>, %e1: tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32> {
+// CHECK: tensor.dim %[[C]], %{{.*}} : tensor<?x?x?x4xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[NHWC]], #[[NHWC]]], {{.*}} ins(%[[C]] : tensor<?x?x?x4xf32>) outs(%{{.*}} : tensor<?x?x?x4xf32>)
+// CHECK-NOT: linalg.transpose ins(%[[R]]
+// CHECK: %[[C2:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[R]], %{{.*}} : tensor<?x?x?x4xf32>, tensor<1x1x4x4xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[C2]] : tensor<?x?x?x4xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK: return %[[T]]
+func.func @dynamic(%x: tensor<?x4x?x?xf32>, %init: tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32> {
   %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
   %w = arith.constant dense<1.0> : tensor<4x4x1x1xf32>
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%x, %w : tensor<?x4x8x8xf32>, tensor<4x4x1x1xf32>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+      ins(%x, %w : tensor<?x4x?x?xf32>, tensor<4x4x1x1xf32>) outs(%init : tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  %n = tensor.dim %c, %c0 : tensor<?x4x?x?xf32>
+  %h = tensor.dim %c, %c2 : tensor<?x4x?x?xf32>
+  %wd = tensor.dim %c, %c3 : tensor<?x4x?x?xf32>
+  %e1 = tensor.empty(%n, %h, %wd) : tensor<?x4x?x?xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%c : tensor<?x4x8x8xf32>) outs(%e1 : tensor<?x4x8x8xf32>) {
+      ins(%c : tensor<?x4x?x?xf32>) outs(%e1 : tensor<?x4x?x?xf32>) {
   ^bb0(%in: f32, %out: f32):
     %m = arith.maximumf %in, %zero : f32
     linalg.yield %m : f32
-  } -> tensor<?x4x8x8xf32>
-  return %r : tensor<?x4x8x8xf32>
+  } -> tensor<?x4x?x?xf32>
+  %i2 = tensor.empty(%n, %h, %wd) : tensor<?x4x?x?xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%r, %w : tensor<?x4x?x?xf32>, tensor<4x4x1x1xf32>) outs(%i2 : tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  return %y : tensor<?x4x?x?xf32>
+}
+
+// -----
+
+// A collapse that drops the unit axis an expand added (a grouped
+// convolution's reshapes around a depthwise one) is folded, and a size
+// read from the expansion reads its source: the transpose moves through.
+// CHECK-LABEL: func.func @unit_round_trip
+// CHECK-NOT: tensor.expand_shape
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<?x?x?x4xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[R]] : tensor<?x?x?x4xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK: return %[[T]]
+func.func @unit_round_trip(%x: tensor<?x4x?x?xf32>, %init: tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %w = arith.constant dense<1.0> : tensor<4x4x1x1xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<?x4x?x?xf32>, tensor<4x4x1x1xf32>) outs(%init : tensor<?x4x?x?xf32>) -> tensor<?x4x?x?xf32>
+  %n = tensor.dim %c, %c0 : tensor<?x4x?x?xf32>
+  %c2 = arith.constant 2 : index
+  %h = tensor.dim %c, %c2 : tensor<?x4x?x?xf32>
+  %wd = tensor.dim %c, %c3 : tensor<?x4x?x?xf32>
+  %u = tensor.expand_shape %c [[0], [1], [2, 3], [4]] output_shape [%n, 4, 1, %h, %wd] : tensor<?x4x?x?xf32> into tensor<?x4x1x?x?xf32>
+  %h2 = tensor.dim %u, %c3 : tensor<?x4x1x?x?xf32>
+  %w2 = tensor.dim %u, %c4 : tensor<?x4x1x?x?xf32>
+  %back = tensor.collapse_shape %u [[0], [1, 2], [3], [4]] : tensor<?x4x1x?x?xf32> into tensor<?x4x?x?xf32>
+  %e1 = tensor.empty(%n, %h2, %w2) : tensor<?x4x?x?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%back : tensor<?x4x?x?xf32>) outs(%e1 : tensor<?x4x?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<?x4x?x?xf32>
+  return %r : tensor<?x4x?x?xf32>
 }
 
 // -----

@@ -61,6 +61,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
 from symshape_mlir.lowering.generics import generic_copy
+from symshape_mlir.lowering.iree.barriers import behind_barrier, dynamic_sizes
 from symshape_mlir.walk import collect_ops
 
 __all__ = ["MIN_FEATURES", "convolutions_as_matmuls", "depthwise_as_taps"]
@@ -87,6 +88,16 @@ def _size(value: ir.Value, axis: int) -> ir.Value | int:
     if not type_.is_dynamic_dim(axis):
         return int(type_.shape[axis])
     return tensor.DimOp(value, arith.ConstantOp(ir.IndexType.get(), axis).result).result
+
+
+def _hidden(x: ir.Value) -> ir.Value:
+    """``x`` behind a barrier unless it is already: what makes it stays out of
+    the dispatch that reads its windows (which would compute it once per tap)."""
+    owner = x.owner
+    if isinstance(owner, ir.OpView) and owner.name in ("flow.tensor.tie_shape",
+                                                       "util.optimization_barrier"):
+        return x
+    return behind_barrier(x, dynamic_sizes(x))
 
 
 def _groups(groups: list[list[int]]) -> ir.ArrayAttr:
@@ -133,7 +144,7 @@ def _as_matmul(op: ir.OpView, spatial: int) -> ir.Value:
     if all(k == 1 for k in kernel) and all(s == 1 for s in strides):
         matrix = _collapse(x, [rows, [spatial + 1]])
     else:
-        patches = _patches(x, kernel, strides, dilations, sizes, channels)
+        patches = _patches(_hidden(x), kernel, strides, dilations, sizes, channels)
         matrix = _collapse(patches, [rows, list(range(spatial + 1, 2 * spatial + 2))])
     weights = _collapse(w, [list(range(spatial + 1)), [spatial + 1]])
     product = linalg.matmul(matrix, weights, outs=[_collapse(init, [rows, [spatial + 1]])])
@@ -154,6 +165,9 @@ def _dynamic_spatial(op: ir.OpView, spatial: int) -> bool:
 def _as_taps(op: ir.OpView, spatial: int) -> ir.Value:
     """The sum-of-slices form of the depthwise convolution ``op`` (see the module docstring)."""
     x, w, init = op.operands
+    # Fused with what makes it, each slice would load its own sizes:
+    # convnext's 7x7 ones needed 100 push constants (IREE's limit: 64).
+    x = _hidden(x)
     result_type = ir.RankedTensorType(op.results[0].type)
     *kernel, channels = ir.RankedTensorType(w.type).shape
     strides, dilations = _ints(op, "strides"), _ints(op, "dilations")
