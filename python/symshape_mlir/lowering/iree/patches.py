@@ -34,12 +34,11 @@ dynamic size, and those with fewer than `MIN_FEATURES` output channels:
 there the copy costs more than the product saves (the upsampler's last
 transposed convolution, 8 channels to 4 through 4x4 windows, at
 4x128x128: 369 ms to copy the windows of its 256x256 output, 333 ms
-computed directly). The rewrite runs after
-`~symshape_mlir.lowering.iree.layouts.hide_transposed_inputs`: an input
-transposed channels-last stays behind its barrier, so that the copy reads
-it with the channels contiguous (fused with the transpose, sew's copy read
-across the channels: 979 us against 296 for the direct convolution it
-replaced, at 4x4000).
+computed directly). The input of both forms is read behind a barrier
+(`_hidden`): fused with what makes it, the copy read across the channels
+through a transpose (sew at 4x4000: 979 us against 296 for the direct
+convolution it replaced), and the taps of convnext's 7x7 convolutions
+each loaded their own sizes (100 push constants, over IREE's limit of 64).
 
 Single-threaded dispatch time per call of the dynamic modules at
 2x96x80, before and after: resnet 4.4 -> 1.1 ms, mobilenet_v2 7.8 ->
@@ -165,8 +164,6 @@ def _dynamic_spatial(op: ir.OpView, spatial: int) -> bool:
 def _as_taps(op: ir.OpView, spatial: int) -> ir.Value:
     """The sum-of-slices form of the depthwise convolution ``op`` (see the module docstring)."""
     x, w, init = op.operands
-    # Fused with what makes it, each slice would load its own sizes:
-    # convnext's 7x7 ones needed 100 push constants (IREE's limit: 64).
     x = _hidden(x)
     result_type = ir.RankedTensorType(op.results[0].type)
     *kernel, channels = ir.RankedTensorType(w.type).shape
