@@ -53,6 +53,7 @@ __all__ = [
     "format_tree",
     "kind_of",
     "mentions_symshape",
+    "reassociation",
     "shape_attr",
     "shape_from_attr",
     "tree_from_expr",
@@ -61,6 +62,14 @@ __all__ = [
 BINARY_KINDS = frozenset(
     {"add", "sub", "mul", "floordiv", "ceildiv", "mod", "min", "max"}
 )
+
+
+def reassociation(groups: list[list[int]]) -> ir.ArrayAttr:
+    """The ``reassociation`` attribute of a ``tensor.expand_shape`` or
+    ``tensor.collapse_shape`` grouping axes as ``groups`` (``[[0, 1], [2]]``)."""
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, a) for a in group])
+                             for group in groups])
 
 
 def decode(attr: ir.Attribute) -> Any:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import arith, tensor
 
-from symshape_mlir.attributes import decode_shape, enum_name
+from symshape_mlir.attributes import decode_shape, enum_name, reassociation
 from symshape_mlir.extent import Exact, Expr, InputAxis, ShapeExtent, mul, prove_eq, prove_ne
 from symshape_mlir.inference.obligations import Quantity
 from symshape_mlir.inference.state import InferenceState
@@ -237,12 +237,6 @@ def _groups(src: Sequence[ShapeExtent], dst: Sequence[ShapeExtent], state: Lower
     return groups if i == len(src) and j == len(dst) else None
 
 
-def _reassociation(groups: list[list[int]]) -> ir.ArrayAttr:
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, a) for a in g])
-                             for g in groups])
-
-
 def _reshape_by_groups(source: ir.Value, result_type: ir.RankedTensorType,
                        groups: list[tuple[list[int], list[int]]],
                        targets: list[ir.Value]) -> ir.Value | None:
@@ -256,7 +250,7 @@ def _reshape_by_groups(source: ir.Value, result_type: ir.RankedTensorType,
                         else math.prod(sizes))
         natural = ir.RankedTensorType.get(dims, result_type.element_type)
         collapsed = tensor.CollapseShapeOp(natural, source,
-                                           _reassociation([g for g, _ in groups])).result
+                                           reassociation([g for g, _ in groups])).result
         return collapsed if natural == result_type else tensor.CastOp(result_type, collapsed).result
     if all(len(ins) == 1 for ins, _ in groups):
         # Constant targets are static in the expanded type; a static source
@@ -268,7 +262,7 @@ def _reshape_by_groups(source: ir.Value, result_type: ir.RankedTensorType,
                 return None
         natural = ir.RankedTensorType.get(static, result_type.element_type)
         dynamic = [targets[a] for a, size in enumerate(static) if size == _DYNAMIC]
-        expanded = tensor.ExpandShapeOp(natural, source, _reassociation([g for _, g in groups]),
+        expanded = tensor.ExpandShapeOp(natural, source, reassociation([g for _, g in groups]),
                                         dynamic, ir.DenseI64ArrayAttr.get(static)).result
         return expanded if natural == result_type else tensor.CastOp(result_type, expanded).result
     return None

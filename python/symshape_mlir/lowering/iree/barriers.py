@@ -6,18 +6,23 @@ to sizes (``flow.tensor.tie_shape``), values IREE cannot look through
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mlir import ir
 from mlir.dialects import arith, tensor
 
 __all__ = [
     "TIES",
+    "axis_sizes",
     "barrier",
     "behind_barrier",
     "chain",
     "dynamic_sizes",
+    "hidden",
     "opaque",
     "producer",
     "redirect",
+    "sizes_by_axis",
     "tie_shape",
 ]
 
@@ -28,6 +33,21 @@ def dynamic_sizes(value: ir.Value) -> list[ir.Value]:
     index = ir.IndexType.get()
     return [tensor.DimOp(value, arith.ConstantOp(index, axis).result).result
             for axis in range(type_.rank) if type_.is_dynamic_dim(axis)]
+
+
+def sizes_by_axis(type_: ir.RankedTensorType,
+                  dynamic: Sequence[ir.Value]) -> list[ir.Value | int]:
+    """Each axis's size of ``type_``: a static one as an int, a dynamic one
+    taken in order from ``dynamic`` (a ``tensor.empty``'s operands, or
+    `dynamic_sizes`)."""
+    values = iter(dynamic)
+    return [next(values) if type_.is_dynamic_dim(axis) else int(type_.shape[axis])
+            for axis in range(type_.rank)]
+
+
+def axis_sizes(value: ir.Value) -> list[ir.Value | int]:
+    """Each axis's size of ``value`` (`sizes_by_axis` of its `dynamic_sizes`)."""
+    return sizes_by_axis(ir.RankedTensorType(value.type), dynamic_sizes(value))
 
 
 def redirect(value: ir.Value, replacement: ir.Value, users: list) -> None:
@@ -81,5 +101,15 @@ def producer(value: ir.Value) -> ir.OpView | None:
 def behind_barrier(value: ir.Value, sizes: list[ir.Value]) -> ir.Value:
     """``value`` through ``util.optimization_barrier``, tied to ``sizes`` (its
     dynamic sizes) so that IREE still knows them."""
-    hidden = barrier(value)
-    return tie_shape(hidden, sizes) if sizes else hidden
+    held = barrier(value)
+    return tie_shape(held, sizes) if sizes else held
+
+
+def hidden(value: ir.Value) -> ir.Value:
+    """``value`` `behind_barrier` unless it already is: IREE then keeps what
+    makes it out of the dispatch that reads it."""
+    owner = value.owner
+    if isinstance(owner, ir.OpView) and owner.name in ("flow.tensor.tie_shape",
+                                                       "util.optimization_barrier"):
+        return value
+    return behind_barrier(value, dynamic_sizes(value))

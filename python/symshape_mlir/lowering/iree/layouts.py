@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import linalg, tensor
 
-from symshape_mlir.lowering.iree.barriers import behind_barrier, dynamic_sizes
+from symshape_mlir.lowering.iree.barriers import axis_sizes, hidden
 from symshape_mlir.walk import ArgumentFree, collect_ops
 
 __all__ = ["convolutions_channels_last", "hide_transposed_inputs"]
@@ -79,19 +79,10 @@ def _inverse(permutation: Sequence[int]) -> list[int]:
 
 def _permuted(value: ir.Value, permutation: Sequence[int]) -> ir.Value:
     """``value`` transposed by ``permutation`` (``linalg.transpose`` into a fresh tensor)."""
-    source = ir.RankedTensorType(value.type)
-    sizes = dynamic_sizes(value)
-    by_axis: list[ir.Value | int] = []
-    dynamic = iter(sizes)
-    for axis in range(source.rank):
-        by_axis.append(next(dynamic) if source.is_dynamic_dim(axis) else source.shape[axis])
-    init = tensor.EmptyOp([by_axis[p] for p in permutation], source.element_type)
+    sizes = axis_sizes(value)
+    init = tensor.EmptyOp([sizes[p] for p in permutation],
+                          ir.RankedTensorType(value.type).element_type)
     return linalg.transpose(value, outs=[init.result], permutation=list(permutation)).results[0]
-
-
-def _hidden(value: ir.Value) -> ir.Value:
-    """``value`` behind a barrier that keeps IREE from fusing its producer into a reader."""
-    return behind_barrier(value, dynamic_sizes(value))
 
 
 def convolutions_channels_last(func: ir.Operation) -> int:
@@ -107,7 +98,7 @@ def convolutions_channels_last(func: ir.Operation) -> int:
         with ir.InsertionPoint(op), op.location:
             kernel = w if list(to_kernel) == sorted(to_kernel) else _permuted(w, to_kernel)
             y = build(_permuted(x, to_input),
-                      kernel if constant(w) else _hidden(kernel),
+                      kernel if constant(w) else hidden(kernel),
                       outs=[_permuted(init, to_input)],
                       strides=list(ir.DenseIntElementsAttr(attributes["strides"])),
                       dilations=list(ir.DenseIntElementsAttr(attributes["dilations"])))
@@ -128,13 +119,13 @@ def hide_transposed_inputs(func: ir.Operation) -> int:
     stays as it is: IREE then fuses a padding into the convolution's
     dispatch instead of copying it (mobilenet_v2 at 2x96x80: 2.0 ms per
     call with the barriers, 0.9 without)."""
-    hidden = 0
+    count = 0
     for op in collect_ops(func, lambda op: op.name in CHANNELS_LAST_OPS):
         x = op.operands[0]
         owner = x.owner
         if not (isinstance(owner, ir.OpView) and owner.name == "linalg.transpose"):
             continue
         with ir.InsertionPoint(op), op.location:
-            op.operands[0] = _hidden(x)
-        hidden += 1
-    return hidden
+            op.operands[0] = hidden(x)
+        count += 1
+    return count

@@ -35,10 +35,11 @@ there the copy costs more than the product saves (the upsampler's last
 transposed convolution, 8 channels to 4 through 4x4 windows, at
 4x128x128: 369 ms to copy the windows of its 256x256 output, 333 ms
 computed directly). The input of both forms is read behind a barrier
-(`_hidden`): fused with what makes it, the copy read across the channels
-through a transpose (sew at 4x4000: 979 us against 296 for the direct
-convolution it replaced), and the taps of convnext's 7x7 convolutions
-each loaded their own sizes (100 push constants, over IREE's limit of 64).
+(`~symshape_mlir.lowering.iree.barriers.hidden`): fused with what makes
+it, the copy read across the channels through a transpose (sew at
+4x4000: 979 us against 296 for the direct convolution it replaced), and
+the taps of convnext's 7x7 convolutions each loaded their own sizes (100
+push constants, over IREE's limit of 64).
 
 Single-threaded dispatch time per call of the dynamic modules at
 2x96x80, before and after: resnet 4.4 -> 1.1 ms, mobilenet_v2 7.8 ->
@@ -59,8 +60,9 @@ from collections.abc import Callable
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
+from symshape_mlir.attributes import reassociation
 from symshape_mlir.lowering.generics import generic_copy
-from symshape_mlir.lowering.iree.barriers import behind_barrier, dynamic_sizes
+from symshape_mlir.lowering.iree.barriers import axis_sizes, hidden
 from symshape_mlir.walk import collect_ops
 
 __all__ = ["MIN_FEATURES", "convolutions_as_matmuls", "depthwise_as_taps"]
@@ -81,37 +83,13 @@ def _ints(op: ir.OpView, name: str) -> list[int]:
     return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])]
 
 
-def _size(value: ir.Value, axis: int) -> ir.Value | int:
-    """The size of ``value``'s axis: an ``int`` when static, else a ``tensor.dim``."""
-    type_ = ir.RankedTensorType(value.type)
-    if not type_.is_dynamic_dim(axis):
-        return int(type_.shape[axis])
-    return tensor.DimOp(value, arith.ConstantOp(ir.IndexType.get(), axis).result).result
-
-
-def _hidden(x: ir.Value) -> ir.Value:
-    """``x`` behind a barrier unless it is already: what makes it stays out of
-    the dispatch that reads its windows (which would compute it once per tap)."""
-    owner = x.owner
-    if isinstance(owner, ir.OpView) and owner.name in ("flow.tensor.tie_shape",
-                                                       "util.optimization_barrier"):
-        return x
-    return behind_barrier(x, dynamic_sizes(x))
-
-
-def _groups(groups: list[list[int]]) -> ir.ArrayAttr:
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, a) for a in group])
-                             for group in groups])
-
-
 def _collapse(value: ir.Value, groups: list[list[int]]) -> ir.Value:
     """``value`` with each group of axes collapsed into one (dynamic if any is)."""
     type_ = ir.RankedTensorType(value.type)
     sizes = [_DYNAMIC if any(type_.is_dynamic_dim(a) for a in group)
              else math.prod(type_.shape[a] for a in group) for group in groups]
     collapsed = ir.RankedTensorType.get(sizes, type_.element_type)
-    return tensor.CollapseShapeOp(collapsed, value, _groups(groups)).result
+    return tensor.CollapseShapeOp(collapsed, value, reassociation(groups)).result
 
 
 def _patches(x: ir.Value, kernel: list[int], strides: list[int], dilations: list[int],
@@ -138,19 +116,19 @@ def _as_matmul(op: ir.OpView, spatial: int) -> ir.Value:
     result_type = ir.RankedTensorType(op.results[0].type)
     *kernel, channels, _ = ir.RankedTensorType(w.type).shape
     strides, dilations = _ints(op, "strides"), _ints(op, "dilations")
-    sizes = [_size(init, axis) for axis in range(spatial + 1)]
+    sizes = axis_sizes(init)[: spatial + 1]
     rows = list(range(spatial + 1))
     if all(k == 1 for k in kernel) and all(s == 1 for s in strides):
         matrix = _collapse(x, [rows, [spatial + 1]])
     else:
-        patches = _patches(_hidden(x), kernel, strides, dilations, sizes, channels)
+        patches = _patches(hidden(x), kernel, strides, dilations, sizes, channels)
         matrix = _collapse(patches, [rows, list(range(spatial + 1, 2 * spatial + 2))])
     weights = _collapse(w, [list(range(spatial + 1)), [spatial + 1]])
     product = linalg.matmul(matrix, weights, outs=[_collapse(init, [rows, [spatial + 1]])])
     if isinstance(product, ir.OpView):
         product = product.results[0]
     dynamic = [s for s in sizes if isinstance(s, ir.Value)]
-    return tensor.ExpandShapeOp(result_type, product, _groups([rows, [spatial + 1]]), dynamic,
+    return tensor.ExpandShapeOp(result_type, product, reassociation([rows, [spatial + 1]]), dynamic,
                                 ir.DenseI64ArrayAttr.get(list(result_type.shape))).result
 
 
@@ -164,11 +142,11 @@ def _dynamic_spatial(op: ir.OpView, spatial: int) -> bool:
 def _as_taps(op: ir.OpView, spatial: int) -> ir.Value:
     """The sum-of-slices form of the depthwise convolution ``op`` (see the module docstring)."""
     x, w, init = op.operands
-    x = _hidden(x)
+    x = hidden(x)
     result_type = ir.RankedTensorType(op.results[0].type)
     *kernel, channels = ir.RankedTensorType(w.type).shape
     strides, dilations = _ints(op, "strides"), _ints(op, "dilations")
-    sizes = [_size(init, axis) for axis in range(spatial + 1)]
+    sizes = axis_sizes(init)[: spatial + 1]
     dynamic = [s for s in sizes if isinstance(s, ir.Value)]
     static = [*(_DYNAMIC if isinstance(s, ir.Value) else s for s in sizes), channels]
     element = result_type.element_type

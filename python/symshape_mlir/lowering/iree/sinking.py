@@ -83,7 +83,8 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from symshape_mlir.lowering.iree.barriers import dynamic_sizes
+from symshape_mlir.lowering.index_builder import IndexBuilder
+from symshape_mlir.lowering.iree.barriers import axis_sizes, redirect, sizes_by_axis
 from symshape_mlir.lowering.iree.layouts import CHANNELS_LAST_OPS
 from symshape_mlir.walk import collect_ops
 
@@ -127,17 +128,10 @@ def _permuted_type(type_: ir.RankedTensorType, permutation: Sequence[int]) -> ir
                                    loc=ir.Location.unknown())
 
 
-def _sizes(type_: ir.RankedTensorType, dynamic: Sequence[ir.Value]) -> list[ir.Value | int]:
-    """Each axis's size of ``type_``: static ones as ints, the others from ``dynamic``."""
-    values = iter(dynamic)
-    return [next(values) if type_.is_dynamic_dim(axis) else type_.shape[axis]
-            for axis in range(type_.rank)]
-
-
 def _transposed(value: ir.Value, permutation: Sequence[int]) -> ir.Value:
-    source = ir.RankedTensorType(value.type)
-    sizes = _sizes(source, dynamic_sizes(value))
-    init = tensor.EmptyOp([sizes[p] for p in permutation], source.element_type)
+    sizes = axis_sizes(value)
+    init = tensor.EmptyOp([sizes[p] for p in permutation],
+                          ir.RankedTensorType(value.type).element_type)
     return linalg.transpose(value, outs=[init.result], permutation=list(permutation)).results[0]
 
 
@@ -185,18 +179,9 @@ def _slice(op: ir.OpView, value: ir.Value) -> bool:
             == ir.RankedTensorType(value.type).rank)
 
 
-def _constant_index(value: ir.Value) -> int | None:
-    """The value of an ``arith.constant`` index, else None."""
-    owner = value.owner
-    if isinstance(owner, ir.OpView) and owner.name == "arith.constant" \
-            and isinstance(owner.attributes["value"], ir.IntegerAttr):
-        return ir.IntegerAttr(owner.attributes["value"]).value
-    return None
-
-
 def _size_read(op: ir.OpView) -> bool:
     """Whether ``op`` is a ``tensor.dim`` at a constant axis."""
-    return op.name == "tensor.dim" and _constant_index(op.operands[1]) is not None
+    return op.name == "tensor.dim" and IndexBuilder.constant_of(op.operands[1]) is not None
 
 
 def _sinkable(use: ir.OpOperand, value: ir.Value) -> bool:
@@ -238,7 +223,7 @@ def _sink_into_generic(op: ir.OpView, transpose: ir.OpView) -> None:
     result = op.results[0]
     new_type = _permuted_type(ir.RankedTensorType(result.type), permutation)
     empty = op.operands[last].owner
-    sizes = _sizes(ir.RankedTensorType(result.type), list(empty.operands))
+    sizes = sizes_by_axis(ir.RankedTensorType(result.type), list(empty.operands))
     inverse = _inverse(permutation)
     with ir.InsertionPoint(op), op.location:
         init = tensor.EmptyOp([sizes[inverse[a]] for a in range(len(sizes))],
@@ -250,7 +235,7 @@ def _sink_into_generic(op: ir.OpView, transpose: ir.OpView) -> None:
     result.set_type(new_type)
     with ir.InsertionPoint.after(op), op.location:
         back = _transposed(result, permutation)
-    _redirect(result, back, users)
+    redirect(result, back, users)
 
 
 def _sink_into_pad_or_slice(op: ir.OpView, transpose: ir.OpView) -> None:
@@ -269,7 +254,7 @@ def _sink_into_pad_or_slice(op: ir.OpView, transpose: ir.OpView) -> None:
     result.set_type(_permuted_type(ir.RankedTensorType(result.type), permutation))
     with ir.InsertionPoint.after(op), op.location:
         back = _transposed(result, permutation)
-    _redirect(result, back, users)
+    redirect(result, back, users)
 
 
 def _sink_into_transpose(op: ir.OpView, transpose: ir.OpView) -> None:
@@ -283,14 +268,6 @@ def _sink_into_transpose(op: ir.OpView, transpose: ir.OpView) -> None:
         return
     op.operands[0] = source
     op.attributes["permutation"] = ir.DenseI64ArrayAttr.get(composed)
-
-
-def _redirect(value: ir.Value, replacement: ir.Value, users: list) -> None:
-    for user in users:
-        owner = user.operation if isinstance(user, ir.OpView) else user
-        for i, operand in enumerate(owner.operands):
-            if operand == value:
-                owner.operands[i] = replacement
 
 
 def _movable(op: ir.OpView) -> bool:
@@ -343,7 +320,7 @@ def fold_unit_round_trips(func: ir.Operation) -> int:
         for use in list(expand.results[0].uses):
             reader = use.owner
             if isinstance(reader, ir.OpView) and _size_read(reader):
-                axis = _constant_index(reader.operands[1])
+                axis = IndexBuilder.constant_of(reader.operands[1])
                 group = next(g for g, axes in enumerate(groups) if axis in axes)
                 _read_size_of(reader, source, group if axis in out else None)
         if not list(expand.results[0].uses):
@@ -376,7 +353,7 @@ def _sink_all(func: ir.Operation) -> int:
                 if reader.name == "linalg.transpose":
                     _sink_into_transpose(reader, view)
                 elif reader.name == "tensor.dim":
-                    axis = _constant_index(reader.operands[1])
+                    axis = IndexBuilder.constant_of(reader.operands[1])
                     assert axis is not None
                     _read_size_of(reader, view.operands[0], _permutation(view)[axis])
                 elif reader.name in ("tensor.pad", "tensor.extract_slice"):
