@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -13,10 +14,17 @@ __all__ = ["interleaved", "rounds_for"]
 
 def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tuple[float, float]]:
     """Median seconds and IQR/median of each callable, timed in interleaved rounds
-    (one call of each per round, so that drift on a shared machine hits all alike)."""
+    (one call of each per round, so that drift on a shared machine hits all alike).
+    Each round calls them in a new shuffled order (the same orders in every run),
+    so that none always comes right after the same one: a peer's worker threads
+    spinning down after its call slow whichever call comes next."""
     times: dict[str, list[float]] = {name: [] for name in fns}
+    names = list(fns)
+    orders = random.Random(0)
     for _ in range(rounds):
-        for name, fn in fns.items():
+        orders.shuffle(names)
+        for name in names:
+            fn = fns[name]
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
