@@ -67,6 +67,7 @@ CPU_DEVICE = (
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-input-demote-f64-to-f32=false",
+    "--iree-llvmcpu-reassociate-fp-reductions=true",
 )
 TARGET_FLAGS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("llvm-cpu", {}, (*CPU_DEVICE, "--iree-llvmcpu-target-cpu=host", "--iree-opt-data-tiling")),

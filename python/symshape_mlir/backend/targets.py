@@ -19,7 +19,8 @@ class TargetSpec:
 
     Attributes:
         name: The target's name (``"llvm-cpu"``, ``"vulkan"``, ...).
-        device_flags: Flags selecting the HAL device and backend.
+        device_flags: Flags selecting the HAL device and backend, and the
+            backend's settings for every module.
         arch_flag: The flag naming the architecture, or None when the target
             has none.
         default_arch: The architecture used when the caller names none, or
@@ -55,6 +56,11 @@ TARGETS: dict[str, TargetSpec] = {
                 # f64 stays f64 (IREE demotes it to f32 by default and changes
                 # the function's signature, so f64 arrays were refused).
                 "--iree-input-demote-f64-to-f32=false",
+                # Float reductions vectorized in any order (as numpy's pairwise
+                # sums and onnxruntime's do): static variants of wav2vec2 at
+                # 2x1000 and of BERT at 8x48 5-15 % faster in dispatches, one
+                # thread; a softmax over rows of 192 1.09 -> 0.76 ms.
+                "--iree-llvmcpu-reassociate-fp-reductions=true",
             ),
             arch_flag="--iree-llvmcpu-target-cpu",
             default_arch="host",
