@@ -5,11 +5,13 @@ the output width by `WIDTH_STEP` columns and computes the columns left over
 element by element, far slower: unet's last 3x3 convolution (3x33xWx8 from
 24 channels, single-threaded) took 810 us at W = 47 and 177 us at W = 48;
 resnet's 3x13xWx16 ones at 3x97x97 55 us at W = 13 and 25 us at W = 16.
-A remainder of one column costs little (W = 49 -> 56 went from 175 to
-197 us, the work of the extra columns), and a width below the step is one
-narrower tile. So a static convolution whose output width is above the step
-and leaves a remainder of at least half of it computes the next multiple of
-the step, and the columns it was asked for are sliced out of that:
+A remainder of one column cost little at W = 49 (49 -> 56 went from 175 to
+197 us, the work of the extra columns) but 3.4x at W = 257 (4x256xWx16 from
+8 channels, 2x2 kernel: 13.6 ms against 4.0 at W = 256 and 5.8 at 264), and
+a width below the step is one narrower tile. So a static convolution whose
+output width is above the step and leaves a remainder of at least half of
+it, or needs at most 1/16 more columns, computes the next multiple of the
+step, and the columns it was asked for are sliced out of that:
 
 .. code-block:: mlir
 
@@ -43,6 +45,9 @@ __all__ = ["WIDTH_STEP", "pad_convolution_widths"]
 
 #: The output columns IREE computes as one vector tile (measured: f32 on x86-64 with AVX-512).
 WIDTH_STEP = 8
+#: A small remainder is widened too where the extra columns are at most this
+#: share of the width.
+EXTRA_SHARE = 16
 
 _WIDTH_AXIS = 2  # [N, OH, OW, F] and [N, H, W, C]
 
@@ -102,6 +107,15 @@ def _wider_init(init: ir.Value, width: int) -> ir.Value:
     return linalg.fill(_filled_with(init), outs=[empty])
 
 
+def _worth_widening(width: int, wider: int) -> bool:
+    """Whether a convolution ``width`` columns wide is computed ``wider``: a
+    remainder of half a step or more, or extra columns of at most
+    1/`EXTRA_SHARE` of the width."""
+    remainder = width % WIDTH_STEP
+    return width > WIDTH_STEP and remainder > 0 and (
+        remainder >= WIDTH_STEP // 2 or (wider - width) * EXTRA_SHARE <= width)
+
+
 def _widen(op: ir.OpView) -> bool:
     """Computes ``op`` over a wider output when its width needs it (see the module docstring)."""
     source, kernel, init = op.operands
@@ -109,9 +123,9 @@ def _widen(op: ir.OpView) -> bool:
         return False
     out = ir.RankedTensorType(init.type)
     width = out.shape[_WIDTH_AXIS]
-    if width <= WIDTH_STEP or width % WIDTH_STEP < WIDTH_STEP // 2:
-        return False
     wider = -(-width // WIDTH_STEP) * WIDTH_STEP
+    if not _worth_widening(width, wider):
+        return False
     stride, dilation = _pair(op, "strides")[1], _pair(op, "dilations")[1]
     kernel_width = ir.RankedTensorType(kernel.type).shape[1]
     needed = (wider - 1) * stride + (kernel_width - 1) * dilation + 1
@@ -133,8 +147,7 @@ def _widen(op: ir.OpView) -> bool:
 
 def pad_convolution_widths(func: ir.Operation) -> int:
     """Widens the static ``linalg.conv_2d_nhwc_hwcf`` ops of ``func`` whose
-    output width leaves a remainder of half of `WIDTH_STEP` or more; returns
-    how many."""
+    output width is worth it (`_worth_widening`); returns how many."""
     with func.context, ir.Location.unknown():
         convolutions = collect_ops(func, lambda op: op.name == "linalg.conv_2d_nhwc_hwcf")
         return sum(_widen(op.opview) for op in convolutions)
