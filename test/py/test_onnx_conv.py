@@ -527,3 +527,32 @@ def test_narrow_dynamic_convolution_stays_a_convolution() -> None:
     run_pipeline(module, "builtin.module(symshape-to-iree)")
     text = str(module)
     assert "linalg.conv_2d_nhwc_hwcf" in text and "linalg.matmul" not in text
+
+
+TRANSPOSED = [
+    pytest.param(dict(strides=[2, 2]), (3, 4, 4, 4), [(2, 5, 3), (1, 1, 1)], id="4x4_stride_2"),
+    pytest.param(dict(strides=[2, 2], pads=[1, 1, 1, 1]), (3, 5, 3, 3), [(2, 4, 6), (1, 3, 3)],
+                 id="3x3_stride_2_pads"),
+    pytest.param(dict(strides=[3, 2], pads=[2, 0, 1, 1], output_padding=[2, 1]), (3, 2, 4, 5),
+                 [(1, 3, 4), (2, 2, 1)], id="uneven_strides_output_padding"),
+    pytest.param(dict(strides=[2, 1], pads=[0, 1, 0, 1]), (3, 4, 1, 3), [(2, 4, 5)],
+                 id="kernel_below_stride"),
+    pytest.param(dict(strides=[2, 2], auto_pad="SAME_UPPER"), (3, 2, 3, 3),
+                 [(1, 5, 4), (2, 2, 7)], id="same_upper"),
+]
+
+
+@pytest.mark.parametrize(("attributes", "kernel", "sizes"), TRANSPOSED)
+def test_transposed_convolutions_by_phases(attributes: dict[str, Any], kernel: tuple[int, ...],
+                                           sizes: list[tuple[int, int, int]]) -> None:
+    """A strided transposed convolution (one group, no dilation) is one stride-1
+    convolution of the undilated input whose output channels are the output
+    phases (no zero-spread input), and agrees with ``onnx.reference`` in the
+    dynamic module and in static variants."""
+    node = helper.make_node("ConvTranspose", ["x", "W", "B"], ["y"], **attributes)
+    model = _model(node, inits=[_const("W", kernel), _const("B", (kernel[1],), 1)])
+    module = import_model(model)
+    run_pipeline(module, "builtin.module(symshape-to-iree)")
+    assert "tensor.insert_slice" not in str(module)
+    _check(model, sizes, str(infer_shapes(model)["y"]))
+    _assert_static_variants_match(model, sizes)

@@ -55,7 +55,7 @@ from symshape_mlir.extent.prove import prove_eq
 from symshape_mlir.frontend.errors import FrontendError, ShapeError
 from symshape_mlir.frontend.index import Index, IndexBuilder
 from symshape_mlir.frontend.ops.constants import constant
-from symshape_mlir.frontend.ops.elementwise import add, astype, divide, equal
+from symshape_mlir.frontend.ops.elementwise import add, astype, divide, equal, multiply
 from symshape_mlir.frontend.ops.gather import take
 from symshape_mlir.frontend.ops.generic import Body, Operand, emit_empty, emit_fill, emit_generic
 from symshape_mlir.frontend.ops.indexing import getitem
@@ -111,6 +111,11 @@ _GROUPED = {2: "linalg.conv_2d_ngchw_gfchw"}
 # at batch 4 and 200 frames: 0.45 ms against 1.2-3.7 ms; 16 groups of 48,
 # kernel 128: 154-214 ms against 524).
 _SPLIT_GROUPS = frozenset({1})
+# A transposed convolution's output phases (`_by_phases`) have a multiple of this
+# many positions per spatial axis: IREE 3.13 tiles a static extent by its
+# divisors, and the upsampler's interleaving transpose over 257 positions (256
+# inputs, 2-tap phase kernels) took 5.6-9.1 ms against 4.3-5.5 over 264.
+_PHASE_ROWS = 8
 _MAX_SPLIT_GROUPS = 64
 # Windows of ``[N, C, spatial...]`` reading a kernel-shaped tensor.
 _POOLS = {("max", 1): "linalg.pooling_ncw_max", ("max", 2): "linalg.pooling_nchw_max",
@@ -584,9 +589,9 @@ def conv_transpose(
     ``out = stride * (in - 1) + output_padding + dilation * (k - 1) + 1 - pad_before -
     pad_after`` (a negative extent fails at run time). ``pads`` is ``"valid"``,
     ``"same_upper"`` / ``"same_lower"`` (``out = in * stride``) or ``(before, after)``
-    per spatial axis. It is computed as a convolution with stride 1 of the input spread
-    out by the stride and padded with zeros (one strided ``tensor.insert_slice``), with
-    the kernel flipped and its channel axes swapped.
+    per spatial axis. With one group, no dilation and a stride above 1 it is one
+    convolution per output phase (`_by_phases`); otherwise a convolution with stride 1
+    of the input spread out by the stride and padded with zeros (`_spread`).
 
     Raises:
         FrontendError: bad arguments; kernel extents that are not static.
@@ -632,7 +637,99 @@ def conv_transpose(
                 raise FrontendError(f"conv_transpose at {where}: pads must give (before, after) "
                                     f"for each of the {spatial} spatial axes")
             widths.append((int(pairs[axis][0]), int(pairs[axis][1])))
-    trace, dtype = x.trace, x.dtype
+    dtype = x.dtype
+    if (groups == 1 and any(s > 1 for s in steps) and all(d == 1 for d in rates)
+            and all(lo >= 0 and hi >= 0 for lo, hi in widths)):
+        y = _by_phases(x, w, kernel, steps, widths, extra, where)
+    else:
+        y = _spread(x, w, kernel, steps, rates, widths, extra, groups, where)
+    if bias is not None:
+        if not isinstance(bias, Tensor) or bias.ndim != 1 or bias.dtype != dtype:
+            raise FrontendError(f"conv_transpose at {where}: the bias must be a 1-D {dtype} "
+                                "tensor")
+        y = add(y, expand_dims(bias, list(range(1, spatial + 1))))
+    return y
+
+
+def _phase_weights(w: Tensor, kernel: list[int], steps: list[int], reads: list[int],
+                   where: SourceLocation) -> Tensor:
+    """``[C, F, k...]`` transposed-convolution weights as the ``[P * F, C, r...]``
+    convolution weights of its ``P = prod(steps)`` output phases (`_by_phases`):
+    phase ``p`` of an axis with stride ``s`` reads taps ``p + s * j`` for
+    ``j < r = ceil(k / s)``, in reverse (a correlation), a tap past the kernel
+    being zero."""
+    spatial = len(kernel)
+    for axis, (k, s, r) in enumerate(zip(kernel, steps, reads, strict=True)):
+        taps = np.array([[p + s * (r - 1 - j) for j in range(r)] for p in range(s)]).reshape(-1)
+        w = take(w, constant(w.trace, np.minimum(taps, k - 1).astype(np.int64), where), axis + 2)
+        if (taps >= k).any():
+            kept = (taps < k).astype(np.float32).reshape([s * r] + [1] * (spatial - 1 - axis))
+            w = multiply(w, astype(constant(w.trace, kept, where), w.dtype, where))
+    split = reshape(w, [w.shape[0], w.shape[1], *itertools.chain.from_iterable(
+        zip(steps, reads, strict=True))])
+    phases = transpose(split, [*(2 + 2 * a for a in range(spatial)), 1, 0,
+                               *(3 + 2 * a for a in range(spatial))])
+    return reshape(phases, [-1, w.shape[0], *reads])
+
+
+def _by_phases(x: Tensor, w: Tensor, kernel: list[int], steps: list[int],
+               widths: list[tuple[int, int]], extra: list[int], where: SourceLocation) -> Tensor:
+    """A transposed convolution (one group, no dilation) as one convolution per
+    output phase, all in one: output position ``s * q + p`` (``p < s``, per
+    axis) sums ``x[q - j] * w[p + s * j]``, a convolution of ``x`` with stride
+    1 and a kernel of ``r = ceil(k / s)`` taps. The phases are the output
+    channels of one convolution of ``x`` padded by ``r - 1`` on the left and
+    to ``q`` positions (`_PHASE_ROWS`) on the right, interleaved into the
+    spatial axes and cropped by the pads:
+
+    .. code-block:: text
+
+        [N, C, n]  --conv, [s*F, C, r]-->  [N, s*F, q]
+                   --interleave-->  [N, F, q * s]  --crop-->  [N, F, out]
+
+    A stride-2 4x4 kernel multiplies no zeros, where spreading the input by the
+    stride multiplies three zeros for each input.
+    """
+    spatial = len(kernel)
+    reads = [-(-k // s) for k, s in zip(kernel, steps, strict=True)]
+    # Output phases of `q` positions each, enough for the last position kept, and
+    # a multiple of `_PHASE_ROWS` (IREE's static code splits a prime extent badly).
+    short = [max(0, -(-(k + e - p[1] - r * s) // s))
+             for k, e, p, r, s in zip(kernel, extra, widths, reads, steps, strict=True)]
+    sizes = [cast(Expr, x.shape[2 + a].expr) for a in range(spatial)]
+    rows = [canon.mul(canon.ceildiv(canon.add(n, r - 1, m), _PHASE_ROWS), _PHASE_ROWS)
+            for n, r, m in zip(sizes, reads, short, strict=True)]
+    z = conv(x, _phase_weights(w, kernel, steps, reads, where),
+             pads=[(r - 1, canon.sub(q, n)) for r, q, n in zip(reads, rows, sizes, strict=True)])
+    batch, filters = z.shape[0], w.shape[1]
+    split = reshape(z, [batch, *steps, filters, *z.shape[2:]])
+    # Interleaved channels-last (the filters stay the innermost axis, as the
+    # convolution writes them), then channels first.
+    interleaved = transpose(split, [0, *itertools.chain.from_iterable(
+        (2 + spatial + a, 1 + a) for a in range(spatial)), 1 + spatial])
+    last = reshape(interleaved, [batch, *(
+        Exact(canon.mul(q, s)) for q, s in zip(rows, steps, strict=True)), filters])
+    full = transpose(last, [0, 1 + spatial, *range(1, 1 + spatial)])
+    # The output's extents as ONNX gives them (a negative one is refused when
+    # the call is planned), cut from the interleaved phases past the pads.
+    outs = [canon.add(canon.mul(canon.sub(n, 1), s), k + e - p[0] - p[1])
+            for n, s, k, e, p in zip(sizes, steps, kernel, extra, widths, strict=True)]
+    b = IndexBuilder(x.trace, where)
+    return extract_slice(
+        full, [b.const(0), b.const(0), *(b.const(p[0]) for p in widths)],
+        [b.dim(full, 0), b.dim(full, 1),
+         *(b.size(out, "conv_transpose", "output extent") for out in outs)],
+        [1] * full.ndim, Shape([batch, filters, *(Exact(out) for out in outs)]), where)
+
+
+def _spread(x: Tensor, w: Tensor, kernel: list[int], steps: list[int], rates: list[int],
+            widths: list[tuple[int, int]], extra: list[int], groups: int,
+            where: SourceLocation) -> Tensor:
+    """A transposed convolution as a convolution with stride 1 of the input spread
+    out by the stride and padded with zeros (one strided ``tensor.insert_slice``),
+    with the kernel flipped and its channel axes swapped."""
+    spatial = len(kernel)
+    trace = x.trace
     # The input spread by the stride inside zeros: offsets `low`, widths `low` and `high`
     # around it, each cut back to 0 and cropped from the result instead.
     lows = [d * (k - 1) - p[0] for k, d, p in zip(kernel, rates, widths, strict=True)]
@@ -652,11 +749,6 @@ def conv_transpose(
             slice(-lo if lo < 0 else None, hi if hi < 0 else None)
             for lo, hi in zip(lows, highs, strict=True)]
         y = getitem(y, tuple(keys))
-    if bias is not None:
-        if not isinstance(bias, Tensor) or bias.ndim != 1 or bias.dtype != dtype:
-            raise FrontendError(f"conv_transpose at {where}: the bias must be a 1-D {dtype} "
-                                "tensor")
-        y = add(y, expand_dims(bias, list(range(1, spatial + 1))))
     return y
 
 
