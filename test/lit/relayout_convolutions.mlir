@@ -8,11 +8,10 @@
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<?x3x9x9xf32>, %[[W:[^:]*]]: tensor<8x3x3x3xf32>, %[[I:[^:]*]]: tensor<?x8x4x4xf32>)
 // CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W]] : tensor<8x3x3x3xf32>) outs(%{{.*}} : tensor<3x3x3x8xf32>) permutation = [2, 3, 1, 0]
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<?x3x9x9xf32>) outs(%{{.*}} : tensor<?x9x9x3xf32>) permutation = [0, 2, 3, 1]
-// CHECK: %[[WB:.*]] = "util.optimization_barrier"(%[[WT]]) : (tensor<3x3x3x8xf32>) -> tensor<3x3x3x8xf32>
+// CHECK: %[[WB:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[WT]]) : (tensor<3x3x3x8xf32>) -> tensor<3x3x3x8xf32>
 // CHECK: %[[IT:.*]] = linalg.transpose ins(%[[I]] : tensor<?x8x4x4xf32>) outs(%{{.*}} : tensor<?x4x4x8xf32>) permutation = [0, 2, 3, 1]
-// CHECK: %[[XB:.*]] = "util.optimization_barrier"(%[[XT]])
-// CHECK: %[[XS:.*]] = "flow.tensor.tie_shape"(%[[XB]]
-// CHECK: %[[Y:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XS]], %[[WB]] : tensor<?x9x9x3xf32>, tensor<3x3x3x8xf32>) outs(%[[IT]] : tensor<?x4x4x8xf32>)
+// CHECK: %[[XB:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[XT]]
+// CHECK: %[[Y:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XB]], %[[WB]] : tensor<?x9x9x3xf32>, tensor<3x3x3x8xf32>) outs(%[[IT]] : tensor<?x4x4x8xf32>)
 // CHECK: %[[R:.*]] = linalg.transpose ins(%[[Y]] : tensor<?x4x4x8xf32>) outs(%{{.*}} : tensor<?x8x4x4xf32>) permutation = [0, 3, 1, 2]
 // CHECK: return %[[R]]
 func.func @dynamic_batch(%x: tensor<?x3x9x9xf32>, %w: tensor<8x3x3x3xf32>,
@@ -30,7 +29,7 @@ func.func @dynamic_batch(%x: tensor<?x3x9x9xf32>, %w: tensor<8x3x3x3xf32>,
 // CHECK-LABEL: func.func @constant_kernel
 // CHECK: %[[K:.*]] = arith.constant dense<1.000000e+00> : tensor<8x3x3x3xf32>
 // CHECK: %[[KT:.*]] = linalg.transpose ins(%[[K]] : tensor<8x3x3x3xf32>)
-// CHECK-NOT: "util.optimization_barrier"(%[[KT]])
+// CHECK-NOT: "iree_tensor_ext.compute_barrier.start"(%[[KT]])
 // CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %[[KT]] : tensor<1x9x9x3xf32>, tensor<3x3x3x8xf32>)
 func.func @constant_kernel(%x: tensor<1x3x9x9xf32>) -> tensor<1x8x4x4xf32> {
   %w = arith.constant dense<1.0> : tensor<8x3x3x3xf32>
@@ -66,8 +65,8 @@ func.func @depthwise(%x: tensor<1x4x9x9xf32>, %w: tensor<4x3x3xf32>,
 // CHECK-LABEL: func.func @pool
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<1x4x8x8xf32>, %[[K:[^:]*]]: tensor<2x2xf32>
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<1x4x8x8xf32>) outs(%{{.*}} : tensor<1x8x8x4xf32>) permutation = [0, 2, 3, 1]
-// CHECK: %[[KB:.*]] = "util.optimization_barrier"(%[[K]]) : (tensor<2x2xf32>) -> tensor<2x2xf32>
-// CHECK: %[[XB:.*]] = "util.optimization_barrier"(%[[XT]])
+// CHECK: %[[KB:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[K]]) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+// CHECK: %[[XB:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[XT]]
 // CHECK: %[[Y:.*]] = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[XB]], %[[KB]] : tensor<1x8x8x4xf32>, tensor<2x2xf32>)
 // CHECK: linalg.transpose ins(%[[Y]] : tensor<1x4x4x4xf32>) outs(%{{.*}} : tensor<1x4x4x4xf32>) permutation = [0, 3, 1, 2]
 func.func @pool(%x: tensor<1x4x8x8xf32>, %k: tensor<2x2xf32>,

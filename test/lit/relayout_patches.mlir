@@ -10,15 +10,14 @@
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<?x3x?x?xf32>, %[[W:[^:]*]]: tensor<8x3x2x2xf32>, %[[I:[^:]*]]: tensor<?x8x?x?xf32>)
 // CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W]] : tensor<8x3x2x2xf32>) {{.*}} permutation = [2, 3, 1, 0]
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<?x3x?x?xf32>) {{.*}} permutation = [0, 2, 3, 1]
-// CHECK: %[[WB:.*]] = "util.optimization_barrier"(%[[WT]]) : (tensor<2x2x3x8xf32>) -> tensor<2x2x3x8xf32>
+// CHECK: %[[WB:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[WT]]) : (tensor<2x2x3x8xf32>) -> tensor<2x2x3x8xf32>
 // CHECK: %[[IT:.*]] = linalg.transpose ins(%[[I]] : tensor<?x8x?x?xf32>) {{.*}} permutation = [0, 2, 3, 1]
-// CHECK: %[[XB:.*]] = "util.optimization_barrier"(%[[XT]])
-// CHECK: %[[XS:.*]] = "flow.tensor.tie_shape"(%[[XB]]
+// CHECK: %[[XB:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[XT]]
 // CHECK: %[[N:.*]] = tensor.dim %[[IT]], %{{.*}}
 // CHECK: %[[OH:.*]] = tensor.dim %[[IT]], %{{.*}}
 // CHECK: %[[OW:.*]] = tensor.dim %[[IT]], %{{.*}}
 // CHECK: %[[E:.*]] = tensor.empty(%[[N]], %[[OH]], %[[OW]]) : tensor<?x?x?x2x2x3xf32>
-// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[READ]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XS]] : tensor<?x?x?x3xf32>) outs(%[[E]] : tensor<?x?x?x2x2x3xf32>)
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[READ]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XB]] : tensor<?x?x?x3xf32>) outs(%[[E]] : tensor<?x?x?x2x2x3xf32>)
 // CHECK: %[[PM:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<?x?x?x2x2x3xf32> into tensor<?x12xf32>
 // CHECK: %[[WM:.*]] = tensor.collapse_shape %[[WB]] {{\[}}[0, 1, 2], [3]] : tensor<2x2x3x8xf32> into tensor<12x8xf32>
 // CHECK: %[[IM:.*]] = tensor.collapse_shape %[[IT]] {{\[}}[0, 1, 2], [3]] : tensor<?x?x?x8xf32> into tensor<?x8xf32>
@@ -79,12 +78,12 @@ func.func @dynamic_length(%x: tensor<?x4x?xf32>, %init: tensor<?x8x?xf32>) -> te
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
 // CHECK-LABEL: func.func @depthwise
-// CHECK: %[[XS:.*]] = "flow.tensor.tie_shape"
-// CHECK: %[[S00:.*]] = tensor.extract_slice %[[XS]][0, 0, 0, 0] [1, %{{.*}}, %{{.*}}, 4] [1, 2, 2, 1] : tensor<1x?x?x4xf32> to tensor<1x?x?x4xf32>
+// CHECK: %[[XB:.*]] = "iree_tensor_ext.compute_barrier.start"({{.*}}) : (tensor<1x?x?x4xf32>, index, index)
+// CHECK: %[[S00:.*]] = tensor.extract_slice %[[XB]][0, 0, 0, 0] [1, %{{.*}}, %{{.*}}, 4] [1, 2, 2, 1] : tensor<1x?x?x4xf32> to tensor<1x?x?x4xf32>
 // CHECK: %[[W00:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<2x2x4xf32> to tensor<4xf32>
-// CHECK: tensor.extract_slice %[[XS]][0, 0, 3, 0]
-// CHECK: tensor.extract_slice %[[XS]][0, 3, 0, 0]
-// CHECK: %[[S11:.*]] = tensor.extract_slice %[[XS]][0, 3, 3, 0]
+// CHECK: tensor.extract_slice %[[XB]][0, 0, 3, 0]
+// CHECK: tensor.extract_slice %[[XB]][0, 3, 0, 0]
+// CHECK: %[[S11:.*]] = tensor.extract_slice %[[XB]][0, 3, 3, 0]
 // CHECK: %[[W11:.*]] = tensor.extract_slice %{{.*}}[1, 1, 0]
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]], #[[ID]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[S00]], %{{.*}}, %{{.*}}, %[[S11]], %[[W00]], %{{.*}}, %{{.*}}, %[[W11]] :
 // CHECK: ^bb0(%[[A:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[B:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %[[OUT:.*]]: f32):

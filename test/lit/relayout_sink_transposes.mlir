@@ -9,14 +9,14 @@
 // CHECK-DAG: #[[BIAS:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @bias_clamp_pad
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%arg0 : tensor<1x4x8x8xf32>) {{.*}} permutation = [0, 2, 3, 1]
-// CHECK: %[[XB:.*]] = "util.optimization_barrier"(%[[XT]])
+// CHECK: %[[XB:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[XT]]
 // CHECK: %[[C1:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[XB]], %{{.*}} : tensor<1x8x8x4xf32>, tensor<1x1x4x4xf32>)
 // CHECK-NOT: linalg.transpose ins(%[[C1]]
 // CHECK: %[[B:.*]] = linalg.generic {indexing_maps = [#[[NHWC]], #[[BIAS]], #[[NHWC]]]{{.*}} ins(%[[C1]], %{{.*}} : tensor<1x8x8x4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<1x8x8x4xf32>)
 // CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<1x8x8x4xf32>) outs(%{{.*}} : tensor<1x8x8x4xf32>)
 // CHECK: %[[P:.*]] = tensor.pad %[[R]] low[0, 1, 1, 0] high[0, 1, 1, 0]
 // CHECK: } : tensor<1x8x8x4xf32> to tensor<1x10x10x4xf32>
-// CHECK-NOT: "util.optimization_barrier"(%[[P]])
+// CHECK-NOT: "iree_tensor_ext.compute_barrier.start"(%[[P]])
 // CHECK: %[[C2:.*]] = linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[P]], %{{.*}} : tensor<1x10x10x4xf32>, tensor<3x3x4xf32>)
 // CHECK: %[[Y:.*]] = linalg.transpose ins(%[[C2]] : tensor<1x8x8x4xf32>) {{.*}} permutation = [0, 3, 1, 2]
 // CHECK: return %[[Y]]
@@ -215,7 +215,7 @@ func.func @unit_round_trip(%x: tensor<?x4x?x?xf32>, %init: tensor<?x4x?x?xf32>) 
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%arg0 : tensor<1x4x3x3xf32>) {{.*}} permutation = [0, 2, 3, 1]
 // CHECK: %[[I:.*]] = tensor.insert_slice %[[XT]] into %[[Z]][0, 1, 1, 0] [1, 3, 3, 4] [1, 2, 2, 1] : tensor<1x3x3x4xf32> into tensor<1x7x7x4xf32>
 // CHECK-NOT: linalg.transpose ins(%[[I]]
-// CHECK-NOT: "util.optimization_barrier"(%[[I]])
+// CHECK-NOT: "iree_tensor_ext.compute_barrier.start"(%[[I]])
 // CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[I]], %{{.*}} : tensor<1x7x7x4xf32>, tensor<3x3x4x2xf32>)
 func.func @inserted_into_zeros(%x: tensor<1x4x3x3xf32>) -> tensor<1x2x5x5xf32> {
   %zero = arith.constant 0.0 : f32
@@ -274,7 +274,7 @@ func.func @written_channels_last(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
 // CHECK: %[[P:.*]] = tensor.pad %[[XT]] low[0, 1, 1, 0] high[0, 1, 1, 0]
 // CHECK: } : tensor<1x8x8x3xf32> to tensor<1x10x10x3xf32>
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[P]][0, 0, 0, 0] [1, 9, 9, 3] [1, 1, 1, 1] : tensor<1x10x10x3xf32> to tensor<1x9x9x3xf32>
-// CHECK-NOT: "util.optimization_barrier"(%[[S]])
+// CHECK-NOT: "iree_tensor_ext.compute_barrier.start"(%[[S]])
 // CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[S]], %{{.*}} : tensor<1x9x9x3xf32>, tensor<3x3x3x2xf32>)
 func.func @trimmed_after_padding(%x: tensor<1x3x8x8xf32>) -> tensor<1x2x4x4xf32> {
   %zero = arith.constant 0.0 : f32

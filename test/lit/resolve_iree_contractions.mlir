@@ -6,7 +6,7 @@
 // multiply-adds).
 // CHECK-LABEL: func.func @head_merge
 // CHECK:         %[[C:.*]] = linalg.batch_matmul
-// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[C]]) : (tensor<16x128x64xf32>) -> tensor<16x128x64xf32>
+// CHECK:         %[[B:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[C]]) : (tensor<16x128x64xf32>) -> tensor<16x128x64xf32>
 // CHECK:         linalg.transpose ins(%[[B]] : tensor<16x128x64xf32>) {{.*}} permutation = [1, 0, 2]
 func.func @head_merge(%p: tensor<16x128x128xf32>, %v: tensor<16x128x64xf32>) -> tensor<128x16x64xf32> {
   %zero = arith.constant 0.0 : f32
@@ -29,7 +29,7 @@ func.func @head_merge(%p: tensor<16x128x128xf32>, %v: tensor<16x128x64xf32>) -> 
 // CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK:         %[[BIAS:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
 // CHECK:         %[[X:.*]] = tensor.expand_shape %[[BIAS]]
-// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[X]]) : (tensor<128x2x128xf32>) -> tensor<128x2x128xf32>
+// CHECK:         %[[B:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[X]]) : (tensor<128x2x128xf32>) -> tensor<128x2x128xf32>
 // CHECK:         linalg.transpose ins(%[[B]] : tensor<128x2x128xf32>) {{.*}} permutation = [1, 0, 2]
 #lhs = affine_map<(m, n, k) -> (m, k)>
 #rhs = affine_map<(m, n, k) -> (k, n)>
@@ -65,13 +65,12 @@ func.func @projected_heads(%x: tensor<128x256xf32>, %w: tensor<256x256xf32>, %b:
 
 // -----
 
-// A dynamic result goes through the barrier tied to its sizes.
+// A dynamic result goes through the barrier with its sizes.
 // CHECK-LABEL: func.func @dynamic_rows
 // CHECK:         %[[C:.*]] = linalg.matmul
 // CHECK:         %[[N:.*]] = tensor.dim %[[C]], %{{.*}} : tensor<?x4xf32>
-// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[C]]) : (tensor<?x4xf32>) -> tensor<?x4xf32>
-// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %[[N]])
-// CHECK:         linalg.transpose ins(%[[T]] : tensor<?x4xf32>)
+// CHECK:         %[[B:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[C]], %[[N]]) : (tensor<?x4xf32>, index) -> tensor<?x4xf32>
+// CHECK:         linalg.transpose ins(%[[B]] : tensor<?x4xf32>)
 func.func @dynamic_rows(%x: tensor<?x3xf32> {symshape.axes = #symshape.shape<[n, 3]>},
                         %w: tensor<3x4xf32>) -> tensor<4x?xf32> {
   %c0 = arith.constant 0 : index
@@ -93,7 +92,7 @@ func.func @dynamic_rows(%x: tensor<?x3xf32> {symshape.axes = #symshape.shape<[n,
 // reduction that is no contraction (a sum), or of a contraction of fewer
 // than 2^20 multiply-adds (its own dispatch would cost more) stays as it is.
 // CHECK-LABEL: func.func @no_contraction
-// CHECK-NOT:     util.optimization_barrier
+// CHECK-NOT:     iree_tensor_ext.compute_barrier.start
 // CHECK:         return
 #rows = affine_map<(i, j, k) -> (i, j, k)>
 #sum = affine_map<(i, j, k) -> (i, j)>

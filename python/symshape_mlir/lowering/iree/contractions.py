@@ -18,13 +18,13 @@ still fuses the transpose into its consumer, or runs it on its own:
     %t = linalg.transpose ins(%c : tensor<4x12x384x64xf32>)
         outs(%e : tensor<4x384x12x64xf32>) permutation = [0, 2, 1, 3]
     // becomes
-    %b = "util.optimization_barrier"(%c)
+    %b = "iree_tensor_ext.compute_barrier.start"(%c)
         : (tensor<4x12x384x64xf32>) -> tensor<4x12x384x64xf32>
     %t = linalg.transpose ins(%b : tensor<4x12x384x64xf32>)
         outs(%e : tensor<4x384x12x64xf32>) permutation = [0, 2, 1, 3]
 
-A dynamic input goes through the barrier tied to its sizes
-(``flow.tensor.tie_shape``), so that IREE still knows them. A contraction of
+A dynamic input goes through the barrier with its sizes, so that IREE still
+knows them (`~symshape_mlir.lowering.iree.barriers.unfused`). A contraction of
 fewer than ``MIN_MACS`` multiply-adds (static sizes) keeps its transpose:
 there the transpose's own dispatch costs more than the slower kernel
 (BERT, GPT-2 and Llama test configs at 7 tokens: 10-14 us per call more
@@ -37,7 +37,7 @@ import math
 
 from mlir import ir
 
-from symshape_mlir.lowering.iree.barriers import behind_barrier, chain, dynamic_sizes
+from symshape_mlir.lowering.iree.barriers import chain, unfused
 from symshape_mlir.walk import collect_ops
 
 __all__ = ["MIN_MACS", "separate_contraction_transposes"]
@@ -143,6 +143,5 @@ def separate_contraction_transposes(func: ir.Operation) -> int:
                              and _from_contraction(op.operands[0]))
     for op in transposes:
         with ir.InsertionPoint(op), op.location:
-            source = op.operands[0]
-            op.operands[0] = behind_barrier(source, dynamic_sizes(source))
+            op.operands[0] = unfused(op.operands[0])
     return len(transposes)

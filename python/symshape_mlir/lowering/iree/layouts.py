@@ -12,7 +12,7 @@ rewritten as
 .. code-block:: mlir
 
     %xt = linalg.transpose ins(%x) permutation = [0, 2, 3, 1]     // [N, H, W, C]
-    %xb = util.optimization_barrier %xt
+    %xb = iree_tensor_ext.compute_barrier.start %xt               // no dispatch spans it
     %wt = linalg.transpose ins(%w) permutation = [2, 3, 1, 0]     // [KH, KW, C, F]
     %y = linalg.conv_2d_nhwc_hwcf ins(%xb, %wt) outs(...)         // [N, OH, OW, F]
     %r = linalg.transpose ins(%y) permutation = [0, 3, 1, 2]      // [N, F, OH, OW]
