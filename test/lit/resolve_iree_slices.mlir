@@ -5,8 +5,7 @@
 // behind a barrier.
 // CHECK-LABEL: func.func @gather_from_offset
 // CHECK:         %[[S:.*]] = tensor.extract_slice %{{.*}}[%{{.*}}, 0] [%{{.*}}, %{{.*}}] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
-// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[S]]) : (tensor<?x?xf32>) -> tensor<?x?xf32>
-// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}}, %{{.*}}) : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+// CHECK:         %[[T:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[S]], %{{.*}}, %{{.*}}) : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
 // CHECK:         linalg.generic
 // CHECK:           tensor.extract %[[T]][%{{.*}}, %{{.*}}] : tensor<?x?xf32>
 func.func @gather_from_offset(%table: tensor<?x?xf32> {symshape.axes = #symshape.shape<[vocab, width]>},
@@ -30,8 +29,7 @@ func.func @gather_from_offset(%table: tensor<?x?xf32> {symshape.axes = #symshape
 // of a `?x?` tensor (offset 0) into a gather: that slice is made first too.
 // CHECK-LABEL: func.func @gather_from_column
 // CHECK:         %[[S:.*]] = tensor.extract_slice %{{.*}}[0, 0] [%{{.*}}, %c1] [1, 1] : tensor<?x?xf32> to tensor<?x?xf32>
-// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[S]]) : (tensor<?x?xf32>) -> tensor<?x?xf32>
-// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}}, %{{.*}}) : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
+// CHECK:         %[[T:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[S]], %{{.*}}, %{{.*}}) : (tensor<?x?xf32>, index, index) -> tensor<?x?xf32>
 // CHECK:         linalg.generic
 // CHECK:           tensor.extract %[[T]][%{{.*}}, %{{.*}}] : tensor<?x?xf32>
 func.func @gather_from_column(%table: tensor<?x?xf32> {symshape.axes = #symshape.shape<[vocab, width]>},
@@ -90,6 +88,7 @@ func.func @empty_at_end(%x: tensor<3x?xf32> {symshape.axes = #symshape.shape<[3,
 // CHECK:           scf.if %[[IN]] -> (f32) {
 // CHECK:             tensor.extract %[[X]][%[[AT]]] : tensor<?xf32>
 // CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[COPY]] : tensor<?xf32>)
+// CHECK-NOT:     iree_tensor_ext.compute_barrier.start
 // CHECK-NOT:     util.optimization_barrier
 // CHECK:         return %[[CAT]], %[[R]]
 func.func @insert_beside_loop(%x: tensor<?xf32> {symshape.axes = #symshape.shape<[n]>})
@@ -242,11 +241,11 @@ func.func @read_of_nothing(%x: tensor<?x0xf32> {symshape.axes = #symshape.shape<
 // no elements. A computed tensor only the gather reads stays fused.
 // CHECK-LABEL: func.func @spread_a_returned_sum
 // CHECK:         %[[S:.*]] = arith.addf
-// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[S]])
-// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}})
+// CHECK:         %[[T:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[S]], %{{.*}})
 // CHECK:         linalg.generic
 // CHECK:           tensor.extract %[[T]]
 // CHECK:         %[[P:.*]] = arith.mulf
+// CHECK-NOT:     iree_tensor_ext.compute_barrier.start
 // CHECK-NOT:     util.optimization_barrier
 // CHECK:         linalg.generic
 // CHECK:           tensor.extract %[[P]]
@@ -294,8 +293,7 @@ func.func @read_of_a_spread_of_nothing(%v: tensor<0xf32>,
 // CHECK-LABEL: func.func @spread_a_collapsed_column
 // CHECK:         %[[S:.*]] = tensor.extract_slice
 // CHECK:         %[[C:.*]] = tensor.collapse_shape %[[S]]
-// CHECK:         %[[B:.*]] = "util.optimization_barrier"(%[[C]])
-// CHECK:         %[[T:.*]] = "flow.tensor.tie_shape"(%[[B]], %{{.*}})
+// CHECK:         %[[T:.*]] = "iree_tensor_ext.compute_barrier.start"(%[[C]], %{{.*}})
 // CHECK:         linalg.generic
 // CHECK:           tensor.extract %[[T]]
 func.func @spread_a_collapsed_column(%x: tensor<?x?xf32> {symshape.axes = #symshape.shape<[a, b]>},
