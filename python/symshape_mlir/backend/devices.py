@@ -11,6 +11,8 @@ import iree.runtime as rt
 from symshape_mlir.backend.errors import DriverUnavailableError
 
 __all__ = [
+    "ALLOCATOR",
+    "CACHE_BYTES",
     "DRIVERS",
     "available_drivers",
     "binds_empty_buffers",
@@ -35,8 +37,9 @@ _NO_EMPTY_BINDINGS = frozenset({"vulkan", "cuda"})
 # thread). A freed buffer is kept for a later one of the same size while all
 # buffers together stay within `CACHE_BYTES` (the oldest kept ones go first).
 CACHE_BYTES = 1 << 30
-_ALLOCATORS = {driver: [f"caching:*=*;{CACHE_BYTES};64"] for driver in ("local-task",
-                                                                        "local-sync")}
+#: That allocator's spec (heap ``*``: max size per buffer; bytes kept; buffers kept).
+ALLOCATOR = f"caching:*=*;{CACHE_BYTES};64"
+_ALLOCATORS = {driver: [ALLOCATOR] for driver in ("local-task", "local-sync")}
 
 _lock = threading.Lock()
 _devices: dict[str, rt.HalDevice] = {}
