@@ -7,10 +7,13 @@ value comes from before any ``tensor.cast``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from mlir import ir
 from mlir.dialects import arith, tensor
+
+from symshape_mlir.attributes import reassociation
 
 __all__ = [
     "TIES",
@@ -18,7 +21,9 @@ __all__ = [
     "barrier",
     "behind_barrier",
     "chain",
+    "collapse",
     "dynamic_sizes",
+    "expand",
     "hidden",
     "opaque",
     "producer",
@@ -50,6 +55,24 @@ def sizes_by_axis(type_: ir.RankedTensorType,
 def axis_sizes(value: ir.Value) -> list[ir.Value | int]:
     """Each axis's size of ``value`` (`sizes_by_axis` of its `dynamic_sizes`)."""
     return sizes_by_axis(ir.RankedTensorType(value.type), dynamic_sizes(value))
+
+
+def collapse(value: ir.Value, groups: list[list[int]]) -> ir.Value:
+    """``value`` with each group of axes collapsed into one (dynamic if any is)."""
+    type_ = ir.RankedTensorType(value.type)
+    sizes = [ir.ShapedType.get_dynamic_size() if any(type_.is_dynamic_dim(a) for a in group)
+             else math.prod(type_.shape[a] for a in group) for group in groups]
+    collapsed = ir.RankedTensorType.get(sizes, type_.element_type)
+    return tensor.CollapseShapeOp(collapsed, value, reassociation(groups)).result
+
+
+def expand(value: ir.Value, type_: ir.RankedTensorType, groups: list[list[int]],
+           sizes: Sequence[ir.Value | int]) -> ir.Value:
+    """``value`` with each of its axes expanded into a group of ``type_``'s,
+    whose sizes are ``sizes`` (`axis_sizes` of the uncollapsed tensor)."""
+    dynamic = [s for s in sizes if isinstance(s, ir.Value)]
+    return tensor.ExpandShapeOp(type_, value, reassociation(groups), dynamic,
+                                ir.DenseI64ArrayAttr.get(list(type_.shape))).result
 
 
 def redirect(value: ir.Value, replacement: ir.Value, users: list) -> None:

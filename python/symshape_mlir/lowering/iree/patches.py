@@ -54,15 +54,13 @@ by element.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable
 
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from symshape_mlir.attributes import reassociation
 from symshape_mlir.lowering.generics import generic_copy
-from symshape_mlir.lowering.iree.barriers import axis_sizes, hidden
+from symshape_mlir.lowering.iree.barriers import axis_sizes, collapse, expand, hidden
 from symshape_mlir.walk import collect_ops
 
 __all__ = ["MIN_FEATURES", "convolutions_as_matmuls", "depthwise_as_taps"]
@@ -81,15 +79,6 @@ _DYNAMIC = ir.ShapedType.get_dynamic_size()
 
 def _ints(op: ir.OpView, name: str) -> list[int]:
     return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])]
-
-
-def _collapse(value: ir.Value, groups: list[list[int]]) -> ir.Value:
-    """``value`` with each group of axes collapsed into one (dynamic if any is)."""
-    type_ = ir.RankedTensorType(value.type)
-    sizes = [_DYNAMIC if any(type_.is_dynamic_dim(a) for a in group)
-             else math.prod(type_.shape[a] for a in group) for group in groups]
-    collapsed = ir.RankedTensorType.get(sizes, type_.element_type)
-    return tensor.CollapseShapeOp(collapsed, value, reassociation(groups)).result
 
 
 def _patches(x: ir.Value, kernel: list[int], strides: list[int], dilations: list[int],
@@ -119,17 +108,15 @@ def _as_matmul(op: ir.OpView, spatial: int) -> ir.Value:
     sizes = axis_sizes(init)[: spatial + 1]
     rows = list(range(spatial + 1))
     if all(k == 1 for k in kernel) and all(s == 1 for s in strides):
-        matrix = _collapse(x, [rows, [spatial + 1]])
+        matrix = collapse(x, [rows, [spatial + 1]])
     else:
         patches = _patches(hidden(x), kernel, strides, dilations, sizes, channels)
-        matrix = _collapse(patches, [rows, list(range(spatial + 1, 2 * spatial + 2))])
-    weights = _collapse(w, [list(range(spatial + 1)), [spatial + 1]])
-    product = linalg.matmul(matrix, weights, outs=[_collapse(init, [rows, [spatial + 1]])])
+        matrix = collapse(patches, [rows, list(range(spatial + 1, 2 * spatial + 2))])
+    weights = collapse(w, [list(range(spatial + 1)), [spatial + 1]])
+    product = linalg.matmul(matrix, weights, outs=[collapse(init, [rows, [spatial + 1]])])
     if isinstance(product, ir.OpView):
         product = product.results[0]
-    dynamic = [s for s in sizes if isinstance(s, ir.Value)]
-    return tensor.ExpandShapeOp(result_type, product, reassociation([rows, [spatial + 1]]), dynamic,
-                                ir.DenseI64ArrayAttr.get(list(result_type.shape))).result
+    return expand(product, result_type, [rows, [spatial + 1]], sizes)
 
 
 def _dynamic_spatial(op: ir.OpView, spatial: int) -> bool:

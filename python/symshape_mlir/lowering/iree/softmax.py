@@ -33,8 +33,8 @@ from typing import TypeGuard
 from mlir import ir
 from mlir.dialects import linalg, tensor
 
-from symshape_mlir.attributes import reassociation
-from symshape_mlir.lowering.iree.barriers import axis_sizes, chain, producer
+from symshape_mlir.lowering.iree.barriers import axis_sizes, chain, collapse, expand, producer
+from symshape_mlir.lowering.iree.captures import fill_scalar
 from symshape_mlir.walk import collect_ops
 
 __all__ = ["softmax_rows"]
@@ -98,14 +98,12 @@ def _most_static(value: ir.Value) -> ir.Value:
 
 
 def _filled_with(value: ir.Value, constant: float) -> bool:
-    """Whether ``value`` is a ``linalg.fill`` with the float ``constant``."""
-    fill = _owner(value)
-    if fill is None or fill.name != "linalg.fill":
+    """Whether ``value`` holds the float ``constant`` everywhere (`fill_scalar`)."""
+    scalar = fill_scalar(value)
+    owner = scalar.owner if scalar is not None else None
+    if not isinstance(owner, ir.OpView) or owner.name != "arith.constant":
         return False
-    scalar = _owner(fill.operands[0])
-    if scalar is None or scalar.name != "arith.constant":
-        return False
-    attr = scalar.attributes["value"]
+    attr = owner.attributes["value"]
     return isinstance(attr, ir.FloatAttr) and ir.FloatAttr(attr).value == constant
 
 
@@ -178,19 +176,10 @@ def softmax_rows(func: ir.Operation) -> int:
         type_ = ir.RankedTensorType(x.type)
         groups = [list(range(type_.rank - 1)), [type_.rank - 1]]
         with ir.InsertionPoint(divide), divide.location:
-            sizes = axis_sizes(x)
-            rows_count = (ir.ShapedType.get_dynamic_size()
-                          if any(isinstance(s, ir.Value) for s in sizes[:-1])
-                          else math.prod(int(s) for s in sizes[:-1]))  # type: ignore[arg-type]
-            rows_type = ir.RankedTensorType.get([rows_count, type_.shape[-1]],
-                                                type_.element_type)
-            rows = tensor.CollapseShapeOp(rows_type, x, reassociation(groups)).result
+            rows = collapse(x, groups)
             empty = tensor.EmptyOp(axis_sizes(rows), type_.element_type).result
-            softmax = linalg.SoftmaxOp([rows_type], rows, empty, 1).results[0]
-            dynamic = [s for s in sizes if isinstance(s, ir.Value)]
-            result = tensor.ExpandShapeOp(
-                type_, softmax, reassociation(groups), dynamic,
-                ir.DenseI64ArrayAttr.get(list(type_.shape))).result
+            softmax = linalg.SoftmaxOp([rows.type], rows, empty, 1).results[0]
+            result = expand(softmax, type_, groups, axis_sizes(x))
             if result.type != divide.results[0].type:
                 result = tensor.CastOp(divide.results[0].type, result).result
         divide.results[0].replace_all_uses_with(result)
