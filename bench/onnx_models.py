@@ -16,9 +16,9 @@ Sections:
     same block as an ONNX graph), numpy, ``jax.jit`` (a peer that is not
     installed is skipped with a note).
 
-In every row the variants are timed in interleaved rounds (one call of
-each per round; at least 15, more while a row's rounds fit in
-``--budget`` seconds) after warm-up calls that include the runtime's
+In every row the variants are timed in interleaved rounds (one turn of
+each per round: an untimed call, then the timed one; at least 15, more
+while a row's rounds fit in ``--budget`` seconds) after warm-up calls that include the runtime's
 driver race; medians are kept and ``spread`` is the largest interquartile
 range over median in the row. ``> 1`` means ours is faster. The summary
 gives the median and the least of each ratio column.
@@ -41,9 +41,9 @@ Run from the repository root (onnxruntime is in the ``test`` extra,
         --bindings 3 --variant 'o3=--iree-opt-level=O3' --variant 'dt=static-data-tiling'
 """
 
-import os
+import quiet_threads  # noqa: F401  (before numpy)
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# isort: split
 
 import argparse
 import collections

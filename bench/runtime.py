@@ -24,12 +24,12 @@ skipped with a note. Sections:
     ``pre_specialize``); a note says when its results are not bit-identical
     to its dynamic module's.
 
-Variants are timed in interleaved rounds (one call of each per round; at
-least 15, more while a row's rounds fit in 6 seconds); medians are kept
-and ``spread`` is the largest interquartile range over median in the row.
-Thread pools of the peers are told not to spin (``OMP_WAIT_POLICY=PASSIVE``,
-``GOMP_SPINCOUNT=0``, ``OPENBLAS_THREAD_TIMEOUT``) so that they do not
-starve the next variant.
+Variants are timed in interleaved rounds (one turn of each per round: an
+untimed call, then the timed one; at least 15, more while a row's rounds
+fit in 6 seconds); medians are kept and ``spread`` is the largest
+interquartile range over median in the row.
+Thread pools of the peers are told not to spin (``quiet_threads``) so that
+they do not starve the next variant.
 
 Run from the repository root::
 
@@ -39,14 +39,12 @@ Run from the repository root::
 
 from __future__ import annotations
 
-import os
+import quiet_threads  # noqa: F401  (before numpy)
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-os.environ.setdefault("GOMP_SPINCOUNT", "0")
-os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "1")
-os.environ.setdefault("KMP_BLOCKTIME", "0")
+# isort: split
 
 import argparse
+import os
 import re
 import statistics
 import sys

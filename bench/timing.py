@@ -14,10 +14,13 @@ __all__ = ["interleaved", "rounds_for"]
 
 def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tuple[float, float]]:
     """Median seconds and IQR/median of each callable, timed in interleaved rounds
-    (one call of each per round, so that drift on a shared machine hits all alike).
-    Each round calls them in a new shuffled order (the same orders in every run),
-    so that none always comes right after the same one: a peer's worker threads
-    spinning down after its call slow whichever call comes next."""
+    (one turn of each per round, so that drift on a shared machine hits all alike).
+    A turn is an untimed call and then the timed one: a library's worker threads
+    still spinning after its call slow whichever call comes next (onnxruntime's
+    and IREE's on two cores: BERT-base attention at 1x16, 0.6-0.7 ms alone, took
+    3.4 ms right after another library's call), so each timed call follows one
+    of its own, as when a program calls one library over and over. Each round
+    takes the callables in a new shuffled order (the same orders in every run)."""
     times: dict[str, list[float]] = {name: [] for name in fns}
     names = list(fns)
     orders = random.Random(0)
@@ -25,6 +28,7 @@ def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tup
         orders.shuffle(names)
         for name in names:
             fn = fns[name]
+            fn()
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
@@ -37,11 +41,12 @@ def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tup
 
 
 def rounds_for(fns: dict[str, Callable[[], Any]], least: int, most: int, budget: float) -> int:
-    """Rounds that fill ``budget`` seconds, timed from one round, within ``[least, most]``."""
+    """Rounds that fill ``budget`` seconds (two calls of each callable per
+    round), timed from one call of each, within ``[least, most]``."""
     start = time.perf_counter()
     for fn in fns.values():
         fn()
-    return max(least, min(most, int(budget / max(time.perf_counter() - start, 1e-9))))
+    return max(least, min(most, int(budget / max(2 * (time.perf_counter() - start), 1e-9))))
 
 
 def print_notes(notes: list[str]) -> None:
