@@ -66,12 +66,14 @@ from onnx import TensorProto, helper, numpy_helper
 from symshape_mlir import backend, runtime
 from symshape_mlir import frontend as fe
 from symshape_mlir.backend.devices import ALLOCATOR
+from symshape_mlir.backend.targets import get_target
 from symshape_mlir.backend.tools import iree_dump_module_path
 from symshape_mlir.context import new_context
 from symshape_mlir.frontend import Tensor, f32
 from symshape_mlir.frontend.tracing import input_specs, trace
 from symshape_mlir.onnx import import_model
 from symshape_mlir.passes import run_pipeline
+from symshape_mlir.runtime.tiling import tiles_static_variants
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "onnx"))
@@ -426,12 +428,16 @@ def profile(target: str, top: int) -> None:
         xs = list(feeds.values())
     with new_context():
         module = ir.Module.parse(text)
+        # As the runtime compiles a static variant (`runtime.compile`'s
+        # defaults): data tiling where `tiles_static_variants`, the target's
+        # static flags.
+        tiles = tiles_static_variants(module)
         bindings = ",".join(f"{k}={v}" for k, v in sorted(binding.items()))
         run_pipeline(module, f"builtin.module(symshape-specialize{{bindings={bindings}}},"
                              "symshape-to-iree)")
         resolved = module.operation.get_asm()
-    # As the runtime compiles a static variant (`runtime.compile`'s defaults).
-    compiled = backend.compile_module(resolved, data_tiling=False)
+    compiled = backend.compile_module(resolved, data_tiling=tiles,
+                                      flags=get_target("llvm-cpu").static_flags)
     print(f"profile of {name} {binding}: our static variant (local-sync, one thread), "
           "then onnxruntime")
     with tempfile.TemporaryDirectory(prefix="symshape-profile-") as tmp:
