@@ -27,7 +27,8 @@ gives the median and the least of each ratio column.
 ``attention:...``) prints where the time goes instead: the dispatches of
 our static variant (``iree-benchmark-module`` with HAL host-execution
 profiling, read by ``iree-profile statistics``) and onnxruntime's nodes
-(``SessionOptions.enable_profiling``), each sorted by time per call.
+(``SessionOptions.enable_profiling``), each on one thread and sorted by
+time per call.
 
 Run from the repository root (onnxruntime is in the ``test`` extra,
 ``jax[cpu]`` in ``bench``)::
@@ -439,7 +440,7 @@ def profile(target: str, top: int) -> None:
     compiled = backend.compile_module(resolved, data_tiling=tiles,
                                       flags=get_target("llvm-cpu").static_flags)
     print(f"profile of {name} {binding}: our static variant (local-sync, one thread), "
-          "then onnxruntime")
+          "then onnxruntime (one thread)")
     with tempfile.TemporaryDirectory(prefix="symshape-profile-") as tmp:
         vmfb = Path(tmp) / "module.vmfb"
         vmfb.write_bytes(compiled.vmfb)
@@ -475,6 +476,7 @@ def profile(target: str, top: int) -> None:
         return
     options = ort.SessionOptions()
     options.enable_profiling = True
+    options.intra_op_num_threads = 1  # as ours above: one thread
     with tempfile.TemporaryDirectory(prefix="symshape-ort-") as tmp:
         options.profile_file_prefix = f"{tmp}/ort"
         session = ort.InferenceSession(model.SerializeToString(), options,
