@@ -188,8 +188,9 @@ def test_threads_share_one_executable(tmp_path: Path) -> None:
 
 def test_static_variants_get_the_targets_static_flags(tmp_path: Path) -> None:
     """Static variants are compiled with the target's flags for static shapes (vector
-    loops peeled on llvm-cpu), the dynamic module without them; a flag the caller sets
-    itself is not given twice (iree-compile refuses a repeated option)."""
+    loops peeled and workgroup tiles of 16 on llvm-cpu), the dynamic module without
+    them; a flag the caller sets itself is not given twice (iree-compile refuses a
+    repeated option)."""
     peel = "--iree-llvmcpu-vector-pproc-strategy"
     for flags, expected in (((), f"{peel}=peel"), ((f"{peel}=mask",), f"{peel}=mask")):
         cache = tmp_path / expected.rsplit("=", 1)[1]
@@ -201,6 +202,8 @@ def test_static_variants_get_the_targets_static_flags(tmp_path: Path) -> None:
         assert sorted(sum(f.startswith(peel) for f in r) for r in recorded) == [
             len(flags), 1]
         assert all(expected in r for r in recorded if any(f.startswith(peel) for f in r))
+        assert sorted(sum(f == "--iree-llvmcpu-distribution-size=16" for f in r)
+                      for r in recorded) == [0, 1]
 
 
 def _conv_model(*, weights_as_input: bool = False, scores: bool = False) -> str:
