@@ -17,11 +17,12 @@ Sections:
     installed is skipped with a note).
 
 In every row the variants are timed in interleaved rounds (one turn of
-each per round: an untimed call, then the timed one; at least 15, more
-while a row's rounds fit in ``--budget`` seconds) after warm-up calls that include the runtime's
-driver race; medians are kept and ``spread`` is the largest interquartile
-range over median in the row. ``> 1`` means ours is faster. The summary
-gives the median and the least of each ratio column.
+each per round: a pause, an untimed call, then the timed one; at least
+15, more while a row's rounds fit in ``--budget`` seconds) after warm-up
+calls that include the runtime's driver race; medians are kept and
+``spread`` is the largest interquartile range over median in the row.
+``> 1`` means ours is faster. The summary gives the median and the least
+of each ratio column.
 
 ``--profile MODEL[:axis=value,...]`` (or ``--profile ffn:batch=32,seq=128``,
 ``attention:...``) prints where the time goes instead: the dispatches of

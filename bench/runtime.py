@@ -24,10 +24,10 @@ skipped with a note. Sections:
     ``pre_specialize``); a note says when its results are not bit-identical
     to its dynamic module's.
 
-Variants are timed in interleaved rounds (one turn of each per round: an
-untimed call, then the timed one; at least 15, more while a row's rounds
-fit in 6 seconds); medians are kept and ``spread`` is the largest
-interquartile range over median in the row.
+Variants are timed in interleaved rounds (one turn of each per round: a
+pause, an untimed call, then the timed one; at least 15, more while a
+row's rounds fit in 6 seconds); medians are kept and ``spread`` is the
+largest interquartile range over median in the row.
 Thread pools of the peers are told not to spin (``quiet_threads``) so that
 they do not starve the next variant.
 

@@ -12,15 +12,22 @@ from typing import Any
 __all__ = ["interleaved", "rounds_for"]
 
 
+#: Seconds each turn waits first, so that the threads of the library called
+#: before (onnxruntime's spin 20-50 ms after a call on two cores) are idle.
+SETTLE = 0.05
+
+
 def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tuple[float, float]]:
     """Median seconds and IQR/median of each callable, timed in interleaved rounds
     (one turn of each per round, so that drift on a shared machine hits all alike).
-    A turn is an untimed call and then the timed one: a library's worker threads
-    still spinning after its call slow whichever call comes next (onnxruntime's
-    and IREE's on two cores: BERT-base attention at 1x16, 0.6-0.7 ms alone, took
-    3.4 ms right after another library's call), so each timed call follows one
-    of its own, as when a program calls one library over and over. Each round
-    takes the callables in a new shuffled order (the same orders in every run)."""
+
+    A turn waits `SETTLE` seconds, makes an untimed call, then the timed one: a
+    library's worker threads still spinning after its call slow whatever runs
+    next on two cores (onnxruntime's, for 20-50 ms: unet at 4x128x128 took
+    10.5-12 ms per call right after an onnxruntime call, 6.1-6.8 alone, and
+    BERT-base attention at 1x16 3.4 ms against 0.6-0.7), so each library is
+    timed as when a program calls only it. Each round takes the callables in a
+    new shuffled order (the same orders in every run)."""
     times: dict[str, list[float]] = {name: [] for name in fns}
     names = list(fns)
     orders = random.Random(0)
@@ -28,6 +35,7 @@ def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tup
         orders.shuffle(names)
         for name in names:
             fn = fns[name]
+            time.sleep(SETTLE)
             fn()
             start = time.perf_counter()
             fn()
@@ -41,12 +49,13 @@ def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, tup
 
 
 def rounds_for(fns: dict[str, Callable[[], Any]], least: int, most: int, budget: float) -> int:
-    """Rounds that fill ``budget`` seconds (two calls of each callable per
-    round), timed from one call of each, within ``[least, most]``."""
+    """Rounds that fill ``budget`` seconds (per round: two calls of each callable
+    and its wait), timed from one call of each, within ``[least, most]``."""
     start = time.perf_counter()
     for fn in fns.values():
         fn()
-    return max(least, min(most, int(budget / max(2 * (time.perf_counter() - start), 1e-9))))
+    per_round = 2 * (time.perf_counter() - start) + SETTLE * len(fns)
+    return max(least, min(most, int(budget / per_round)))
 
 
 def print_notes(notes: list[str]) -> None:
