@@ -1,7 +1,8 @@
-"""Building all-parallel ``linalg.generic`` ops: element-wise copies and
-bodies computed from the iteration indices.
+"""Building ``linalg.generic`` ops: any one from its maps, iterators and a
+body over its operands' elements (`generic`), and two all-parallel kinds,
+element-wise copies and bodies computed from the iteration indices.
 
-Both write a fresh ``tensor.empty`` of the result's sizes:
+The all-parallel ones write a fresh ``tensor.empty`` of the result's sizes:
 
 .. code-block:: mlir
 
@@ -23,7 +24,23 @@ from collections.abc import Callable, Sequence
 from mlir import ir
 from mlir.dialects import linalg, tensor
 
-__all__ = ["generic_copy", "generic_from_body"]
+__all__ = ["generic", "generic_copy", "generic_from_body"]
+
+
+def generic(inputs: Sequence[ir.Value], init: ir.Value, maps: Sequence[ir.AffineMap],
+            iterators: Sequence[ir.Attribute], body: Callable[..., ir.Value]) -> ir.Value:
+    """A ``linalg.generic`` reading ``inputs`` into ``init`` through ``maps``
+    (one per input, then the init's) over loops of ``iterators``; ``body``
+    gets the block's arguments (each input's element, then the init's) and
+    returns the value yielded."""
+    generic_op = linalg.GenericOp([init.type], list(inputs), [init],
+                                  ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
+                                  list(iterators))
+    block = generic_op.regions[0].blocks.append(
+        *[ir.RankedTensorType(v.type).element_type for v in [*inputs, init]])
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([body(*block.arguments)])
+    return generic_op.results[0]
 
 
 def generic_from_body(result_type: ir.RankedTensorType, sizes: Sequence[ir.Value | int],
@@ -36,18 +53,16 @@ def generic_from_body(result_type: ir.RankedTensorType, sizes: Sequence[ir.Value
     ``inputs`` at them (each input has the result's shape).
     """
     rank = result_type.rank
-    element = result_type.element_type
-    init = tensor.empty(list(sizes), element)
-    identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
-    generic = linalg.GenericOp([result_type], list(inputs), [init],
-                               ir.ArrayAttr.get([identity] * (len(inputs) + 1)),
-                               [linalg.IteratorType.parallel] * rank)
-    block = generic.regions[0].blocks.append(*[element] * (len(inputs) + 1))
-    with ir.InsertionPoint(block):
+    init = tensor.empty(list(sizes), result_type.element_type)
+    identity = ir.AffineMap.get_identity(rank)
+
+    def indexed(*elements: ir.Value) -> ir.Value:
         indices = [linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)).result
                    for d in range(rank)]
-        linalg.YieldOp([body(indices, *list(block.arguments)[:len(inputs)])])
-    return generic.results[0]
+        return body(indices, *elements[:len(inputs)])
+
+    return generic(inputs, init, [identity] * (len(inputs) + 1),
+                   [linalg.IteratorType.parallel] * rank, indexed)
 
 
 def generic_copy(source: ir.Value, in_map: ir.AffineMap, result_type: ir.RankedTensorType,
@@ -55,12 +70,5 @@ def generic_copy(source: ir.Value, in_map: ir.AffineMap, result_type: ir.RankedT
     """A ``linalg.generic`` that copies ``source`` through ``in_map``."""
     rank = result_type.rank
     init = tensor.empty(list(sizes), result_type.element_type)
-    maps = [ir.AffineMapAttr.get(in_map),
-            ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]
-    generic = linalg.GenericOp([result_type], [source], [init], ir.ArrayAttr.get(maps),
-                               [linalg.IteratorType.parallel] * rank)
-    element = result_type.element_type
-    block = generic.regions[0].blocks.append(element, element)
-    with ir.InsertionPoint(block):
-        linalg.YieldOp([block.arguments[0]])
-    return generic.results[0]
+    return generic([source], init, [in_map, ir.AffineMap.get_identity(rank)],
+                   [linalg.IteratorType.parallel] * rank, lambda element, _: element)

@@ -59,7 +59,7 @@ from collections.abc import Callable
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from symshape_mlir.lowering.generics import generic_copy
+from symshape_mlir.lowering.generics import generic, generic_copy
 from symshape_mlir.lowering.iree.barriers import axis_sizes, collapse, expand, hidden
 from symshape_mlir.walk import collect_ops
 
@@ -146,21 +146,18 @@ def _as_taps(op: ir.OpView, spatial: int) -> ir.Value:
         rows.append(tensor.ExtractSliceOp(row, w, [], [], [], [*tap, 0], [1] * spatial
                                           + [channels], [1] * (spatial + 1)).result)
     rank = spatial + 2
-    identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
-    along_channels = ir.AffineMapAttr.get(
-        ir.AffineMap.get(rank, 0, [ir.AffineExpr.get_dim(rank - 1)]))
+    identity = ir.AffineMap.get_identity(rank)
+    along_channels = ir.AffineMap.get(rank, 0, [ir.AffineExpr.get_dim(rank - 1)])
     maps = [identity] * len(slices) + [along_channels] * len(rows) + [identity]
-    generic = linalg.GenericOp([result_type], slices + rows, [init], ir.ArrayAttr.get(maps),
-                               [linalg.IteratorType.parallel] * rank)
-    block = generic.regions[0].blocks.append(*[element] * (2 * len(slices) + 1))
-    with ir.InsertionPoint(block):
-        arguments = list(block.arguments)
+
+    def taps(*arguments: ir.Value) -> ir.Value:
         total = arguments[-1]
         for value, weight in zip(arguments[:len(slices)], arguments[len(slices):-1],
                                  strict=True):
             total = arith.AddFOp(total, arith.MulFOp(value, weight).result).result
-        linalg.YieldOp([total])
-    return generic.results[0]
+        return total
+
+    return generic(slices + rows, init, maps, [linalg.IteratorType.parallel] * rank, taps)
 
 
 def _rewrite(func: ir.Operation, ops: dict[str, int],

@@ -52,6 +52,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 from mlir.dialects import math as mlir_math
 
+from symshape_mlir.lowering.generics import generic
 from symshape_mlir.lowering.iree.barriers import (
     axis_sizes,
     chain,
@@ -203,23 +204,16 @@ def _stored(type_: ir.RankedTensorType) -> bool:
 
 def _over_rows(inputs: list[ir.Value], init: ir.Value,
                body: Callable[..., ir.Value]) -> ir.Value:
-    """A ``linalg.generic`` over ``[row, column]``: each input is ``[rows,
-    columns]`` or one value per row; a reduction of the columns when ``init``
-    has one value per row. ``body`` gets the inputs' elements and the init's."""
+    """A `generic` over ``[row, column]``: each input is ``[rows, columns]``
+    or one value per row; a reduction of the columns when ``init`` has one
+    value per row. ``body`` gets the inputs' elements and the init's."""
     full = ir.AffineMap.get_identity(2)
     row = ir.AffineMap.get(2, 0, [ir.AffineExpr.get_dim(0)])
     maps = [full if ir.RankedTensorType(v.type).rank == 2 else row for v in [*inputs, init]]
     reduces = ir.RankedTensorType(init.type).rank == 1
     iterators = [linalg.IteratorType.parallel,
                  linalg.IteratorType.reduction if reduces else linalg.IteratorType.parallel]
-    generic = linalg.GenericOp([init.type], inputs, [init],
-                               ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
-                               iterators)
-    element = ir.RankedTensorType(init.type).element_type
-    block = generic.regions[0].blocks.append(*[element] * (len(inputs) + 1))
-    with ir.InsertionPoint(block):
-        linalg.YieldOp([body(*block.arguments)])
-    return generic.results[0]
+    return generic(inputs, init, maps, iterators, body)
 
 
 def _stored_softmax(rows: ir.Value) -> ir.Value:
