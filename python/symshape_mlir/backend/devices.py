@@ -12,6 +12,7 @@ import threading
 import iree.runtime as rt
 
 from symshape_mlir.backend.errors import DriverUnavailableError
+from symshape_mlir.backend.transfer import Transfers
 
 __all__ = [
     "ALLOCATOR",
@@ -21,6 +22,7 @@ __all__ = [
     "available_drivers",
     "binds_empty_buffers",
     "get_device",
+    "get_transfers",
     "keep_large_blocks",
     "vm_instance",
 ]
@@ -57,8 +59,13 @@ _M_MMAP_MAX = -4
 #: The environment variable that, set to ``system``, leaves malloc as it is.
 MALLOC_ENV = "SYMSHAPE_MALLOC"
 
+# Drivers whose device buffers are host memory: they map, and an upload is one
+# host copy (the others stage uploads through page-locked buffers, `Transfers`).
+_HOST_MEMORY = frozenset({"local-task", "local-sync"})
+
 _lock = threading.Lock()
 _devices: dict[str, rt.HalDevice] = {}
+_transfers: dict[str, Transfers] = {}
 
 
 @functools.cache
@@ -133,3 +140,19 @@ def get_device(driver: str) -> rt.HalDevice:
         logger.debug("opened a %s device", driver)
         _devices[driver] = device
         return device
+
+
+def get_transfers(driver: str) -> Transfers:
+    """Returns the copier between numpy arrays and the driver's device
+    (`get_device`), whose staging buffers calls on that device share.
+
+    Raises:
+        ValueError, DriverUnavailableError: As `get_device`.
+    """
+    device = get_device(driver)
+    with _lock:
+        transfers = _transfers.get(driver)
+        if transfers is None:
+            transfers = _transfers[driver] = Transfers(
+                device, staged_uploads=driver not in _HOST_MEMORY)
+        return transfers

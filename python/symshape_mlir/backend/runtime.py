@@ -26,7 +26,12 @@ import iree.runtime as rt
 import numpy as np
 
 from symshape_mlir.backend.artifact import CompiledModule
-from symshape_mlir.backend.devices import binds_empty_buffers, get_device, vm_instance
+from symshape_mlir.backend.devices import (
+    binds_empty_buffers,
+    get_device,
+    get_transfers,
+    vm_instance,
+)
 from symshape_mlir.backend.errors import BackendError, RuntimeCallError, SignatureError
 from symshape_mlir.backend.signature import (
     OpaqueType,
@@ -36,7 +41,7 @@ from symshape_mlir.backend.signature import (
     parse_declaration,
 )
 from symshape_mlir.backend.targets import get_target
-from symshape_mlir.backend.transfer import to_device, to_host
+from symshape_mlir.backend.transfer import Transfers
 
 __all__ = ["Function", "LoadedModule", "Shape", "load", "scalar_argument", "tensor_argument"]
 
@@ -189,7 +194,7 @@ class Function:
     def __init__(
         self,
         context: rt.VmContext,
-        device: rt.HalDevice,
+        transfers: Transfers,
         driver: str,
         vm_function: rt.VmFunction,
         lock: threading.Lock | None = None,
@@ -198,7 +203,7 @@ class Function:
 
         Args:
             context: The VM context the module is loaded in.
-            device: The device the context runs on.
+            transfers: Copies arrays to and from the device the context runs on.
             driver: The device's driver.
             vm_function: The function; it has an ABI declaration.
             lock: Serializes invocations in ``context`` (shared by the
@@ -223,7 +228,7 @@ class Function:
                     )
         self.driver = driver
         self._context = context
-        self._device = device
+        self._transfers = transfers
         self._vm_function = vm_function
         self._lock = lock if lock is not None else threading.Lock()
         self._binds_empty = binds_empty_buffers(driver)
@@ -354,7 +359,7 @@ class Function:
         if not isinstance(expected, TensorType):
             raise SignatureError(f"argument {index} of @{self.name} is not a tensor")
         array = tensor_argument(self.name, index, value, expected)
-        return to_device(self._device, array, self._element_types[array.dtype])
+        return self._transfers.to_device([(array, self._element_types[array.dtype])])[0]
 
     def dispatch(self, prepared: Sequence[Prepared]) -> list[Result]:
         """Runs the function on checked arguments, without any other check.
@@ -374,10 +379,12 @@ class Function:
 
     def _dispatch(self, prepared: Sequence[Prepared]) -> list[Result]:
         arguments = rt.VmVariantList(len(prepared))
+        uploaded = iter(self._transfers.to_device([
+            (value, self._element_types[value.dtype])
+            for value in prepared if isinstance(value, np.ndarray)]))
         for value in prepared:
             if isinstance(value, np.ndarray):
-                view = to_device(self._device, value, self._element_types[value.dtype])
-                arguments.push_ref(view.ref)
+                arguments.push_ref(next(uploaded).ref)
             elif isinstance(value, rt.HalBufferView):
                 arguments.push_ref(value.ref)
             elif isinstance(value, float):
@@ -396,7 +403,7 @@ class Function:
             for i, t in enumerate(self.signature.results)
             if isinstance(t, TensorType)
         ]
-        host = iter(to_host(self._device, tensors))
+        host = iter(self._transfers.to_host(tensors))
         return [
             next(host) if isinstance(t, TensorType) else returned.get_variant(i)
             for i, t in enumerate(self.signature.results)
@@ -482,7 +489,7 @@ class LoadedModule:
                     f"{', '.join(self.function_names)})"
                 )
             function = Function(
-                self._context, self._device, self.driver, vm_function, self._lock
+                self._context, get_transfers(self.driver), self.driver, vm_function, self._lock
             )
             self._functions[name] = function
         return function
