@@ -171,6 +171,40 @@ def _llama() -> Model:
                  note="rotary embeddings, RMSNorm, grouped-query attention")
 
 
+def _deberta_v2() -> Model:
+    from transformers import DebertaV2Config, DebertaV2Model
+
+    config = DebertaV2Config(vocab_size=96, hidden_size=32, num_hidden_layers=2,
+                             num_attention_heads=4, intermediate_size=64,
+                             max_position_embeddings=64)
+    return Model("deberta_v2", _hf(DebertaV2Model, config, ["input_ids", "attention_mask"],
+                                   ["last_hidden_state"]),
+                 _text(), ["last_hidden_state"], TEXT_BINDINGS,
+                 note="disentangled attention: relative positions gathered per query and key")
+
+
+def _bloom() -> Model:
+    from transformers import BloomConfig, BloomModel
+
+    config = BloomConfig(vocab_size=96, hidden_size=32, n_layer=2, n_head=4, use_cache=False)
+    return Model("bloom", _hf(BloomModel, config, ["input_ids", "attention_mask"],
+                              ["last_hidden_state"]),
+                 _text(), ["last_hidden_state"], TEXT_BINDINGS,
+                 note="ALiBi: attention biases from the mask's cumulative sum")
+
+
+def _mistral() -> Model:
+    from transformers import MistralConfig, MistralModel
+
+    config = MistralConfig(vocab_size=96, hidden_size=32, intermediate_size=64,
+                           num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                           max_position_embeddings=64, sliding_window=8, use_cache=False)
+    return Model("mistral", _hf(MistralModel, config, ["input_ids", "attention_mask"],
+                                ["last_hidden_state"]),
+                 _text(), ["last_hidden_state"], TEXT_BINDINGS,
+                 note="sliding-window causal mask, grouped-query attention")
+
+
 def _t5() -> Model:
     from transformers import T5Config, T5Model
 
@@ -219,6 +253,53 @@ def _vit() -> Model:
                  [Input("pixel_values", ["batch", 3, 32, 32])],
                  ["last_hidden_state", "pooler_output"], IMAGE_BATCH,
                  note="class token expanded to the batch")
+
+
+def _swin() -> Model:
+    from transformers import SwinConfig, SwinModel
+
+    config = SwinConfig(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1],
+                        num_heads=[2, 2], window_size=4)
+    return Model("swin", _hf(SwinModel, config, ["pixel_values"], ["last_hidden_state"]),
+                 [Input("pixel_values", ["batch", 3, 32, 32])], ["last_hidden_state"],
+                 IMAGE_BATCH, dynamo=False,
+                 note="shifted windows (roll, window partition), patch merging")
+
+
+def _segformer() -> Model:
+    from transformers import SegformerConfig, SegformerModel
+
+    config = SegformerConfig(num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1],
+                             hidden_sizes=[8, 16], num_attention_heads=[1, 2],
+                             patch_sizes=[7, 3], strides=[4, 2], mlp_ratios=[2, 2])
+    return Model("segformer", _hf(SegformerModel, config, ["pixel_values"],
+                                  ["last_hidden_state"]),
+                 [Input("pixel_values", ["batch", 3, 32, 32])], ["last_hidden_state"],
+                 IMAGE_BATCH, note="overlapping patch embeddings, attention over "
+                                   "strided-convolution-reduced keys, depthwise mix FFN")
+
+
+def _mobilevit() -> Model:
+    from transformers import MobileViTConfig, MobileViTModel
+
+    config = MobileViTConfig(image_size=32, hidden_sizes=[16, 16, 16],
+                             neck_hidden_sizes=[8, 8, 16, 16, 16, 16, 32],
+                             num_attention_heads=2)
+    return Model("mobilevit", _hf(MobileViTModel, config, ["pixel_values"],
+                                  ["last_hidden_state"]),
+                 [Input("pixel_values", ["batch", 3, 32, 32])], ["last_hidden_state"],
+                 IMAGE_BATCH, note="inverted residuals, then attention over unfolded patches")
+
+
+def _levit() -> Model:
+    from transformers import LevitConfig, LevitModel
+
+    config = LevitConfig(image_size=64, hidden_sizes=[16, 32, 48], num_attention_heads=[2, 2, 2],
+                         depths=[1, 1, 1], key_dim=[8, 8, 8])
+    return Model("levit", _hf(LevitModel, config, ["pixel_values"], ["last_hidden_state"]),
+                 [Input("pixel_values", ["batch", 3, 64, 64])], ["last_hidden_state"],
+                 IMAGE_BATCH, note="convolution stem, attention biases by offset, "
+                                   "shrinking attention, batch-normed linear layers")
 
 
 def _wav2vec2() -> Model:
@@ -456,8 +537,8 @@ def _upsampler() -> Model:
 
 MODELS: dict[str, Callable[[], Model]] = {
     f.__name__.lstrip("_"): f
-    for f in (_bert, _distilbert, _roberta, _gpt2, _gpt2_lm, _llama, _t5, _bart, _vit,
-              _wav2vec2, _sew, _wavlm, _whisper_encoder, _resnet, _mobilenet_v3, _mobilenet_v2,
+    for f in (_bert, _distilbert, _roberta, _gpt2, _gpt2_lm, _llama, _deberta_v2, _bloom,
+              _mistral, _t5, _bart, _vit, _swin, _segformer, _mobilevit, _levit, _wav2vec2, _sew, _wavlm, _whisper_encoder, _resnet, _mobilenet_v3, _mobilenet_v2,
               _squeezenet, _shufflenet, _efficientnet, _convnext, _unet, _upsampler)
 }
 
