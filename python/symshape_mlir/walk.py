@@ -47,8 +47,9 @@ class ArgumentFree:
     with only the entry block's arguments at the ``allowed`` positions: from
     constants, say, which IREE folds when compiling. A value defined in
     another block (a loop's), or by an op with regions other than a
-    ``linalg`` op's (whose regions may read any value in sight), counts as
-    computed from the arguments. Answers are remembered."""
+    ``linalg`` op's, counts as computed from the arguments; a ``linalg`` op
+    depends on its operands and on the values its body reads from above (a
+    gather's ``tensor.extract`` of an argument). Answers are remembered."""
 
     def __init__(self, func: ir.Operation, allowed: Collection[int] = ()) -> None:
         self._entry = func.regions[0].blocks[0]
@@ -73,11 +74,28 @@ class ArgumentFree:
                         ir.BlockArgument(value).arg_number not in self._allowed:
                     break
                 continue
-            if len(owner.operation.regions) and not owner.name.startswith("linalg."):
-                break
+            if len(owner.operation.regions):
+                if not owner.name.startswith("linalg."):
+                    break
+                stack.extend(_captured(owner.operation))
             stack.extend(owner.operation.operands)
         else:
             self._known[root] = True
             return True
         self._known[root] = False
         return False
+
+
+def _captured(op: ir.Operation) -> list[ir.Value]:
+    """The values that ops in ``op``'s regions (nested ones too) read from outside ``op``."""
+    inner: set[ir.Value] = set()
+    reads: list[ir.Value] = []
+    for region in op.regions:
+        for block in region.blocks:
+            inner.update(block.arguments)
+            for nested in block.operations:
+                inner.update(nested.results)
+                reads.extend(nested.operands)
+                if len(nested.regions):
+                    reads.extend(_captured(nested.operation))
+    return [value for value in reads if value not in inner]

@@ -275,3 +275,109 @@ def test_static_data_tiling_follows_the_module(tmp_path: Path, model: dict[str, 
     expected_y = c @ c.transpose(0, 1, 3, 2) if model.get("scores") else np.maximum(c, 0.0)
     np.testing.assert_allclose(exe.main(*args), expected_y, rtol=1e-5, atol=1e-5)
     assert exe.stats()["variants"] == {"main": 1}
+
+
+def _weighted_mlp(*, scores: bool = False) -> str:
+    """``x: [batch, 256]`` through two linear layers with constant weights
+    (256 -> 1024 -> 256, 512 K multiply-adds per row), then with ``scores``
+    the rows' products with each other (``batch * batch * 256``)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    from symshape_mlir.onnx import trace_model
+
+    rng = np.random.default_rng(0)
+    w1, w2 = (numpy_helper.from_array(
+        (rng.standard_normal(shape) * 0.05).astype(np.float32), name)
+        for name, shape in (("W1", (256, 1024)), ("W2", (1024, 256))))
+    nodes = [helper.make_node("MatMul", ["x", "W1"], ["h"]),
+             helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("MatMul", ["r", "W2"], ["y" if not scores else "o"])]
+    if scores:
+        nodes += [helper.make_node("Transpose", ["o"], ["t"], perm=[1, 0]),
+                  helper.make_node("MatMul", ["o", "t"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w1, w2])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+    model.ir_version = 10
+    return trace_model(model).module_text
+
+
+@pytest.mark.parametrize(
+    ("batch", "scores", "expected"),
+    [
+        pytest.param(128, False, True, id="weights_do_67M"),
+        pytest.param(4, False, False, id="weights_do_2M"),
+        pytest.param(512, True, False, id="weights_do_80_percent"),
+    ],
+)
+def test_static_data_tiling_follows_the_work(tmp_path: Path, batch: int, scores: bool,
+                                             expected: bool) -> None:
+    """Left to the runtime, a static variant whose constant weights do at least
+    `TILED_WORK` multiply-adds and `TILED_SHARE` of all contractions' is
+    data-tiled, whatever else it contracts: a size the dynamic module cannot
+    tell, judged per binding."""
+    from symshape_mlir.runtime.tiling import TILED_SHARE, TILED_WORK
+
+    weighted, other = batch * 512 * 1024, batch * batch * 256 if scores else 0
+    assert (weighted >= TILED_WORK and weighted >= TILED_SHARE * (weighted + other)) is expected
+    module = _weighted_mlp(scores=scores)
+    assert _static_tiling(module, tmp_path, {"batch": batch}) is expected
+
+
+def test_contraction_work_counts_loops_and_constant_operands() -> None:
+    """Multiply-adds per contraction from its loop ranges (transposed maps
+    too), split by whether an operand is computed from constants only; a
+    ``linalg.generic`` that reads an argument from above in its body (a
+    gather) is not constant; a dynamic size gives None."""
+    from mlir import ir
+
+    from symshape_mlir.context import new_context
+    from symshape_mlir.runtime.tiling import contraction_work
+
+    text = """
+    #lhs = affine_map<(m, n, k) -> (m, k)>
+    #rhs_t = affine_map<(m, n, k) -> (n, k)>
+    #out = affine_map<(m, n, k) -> (m, n)>
+    #row = affine_map<(i, j) -> (i, j)>
+    func.func @f(%x: tensor<8x16xf32>, %ids: tensor<8xindex>, %q: tensor<2x8x4xf32>,
+                 %k: tensor<2x4x8xf32>) -> (tensor<8x32xf32>, tensor<2x8x8xf32>,
+                                            tensor<8x32xf32>) {
+      %w = arith.constant dense<1.0> : tensor<16x32xf32>
+      %wt = arith.constant dense<1.0> : tensor<32x16xf32>
+      %table = arith.constant dense<2.0> : tensor<100x16xf32>
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<8x32xf32>
+      %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+      %y = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x32xf32>)
+             outs(%z : tensor<8x32xf32>) -> tensor<8x32xf32>
+      %e2 = tensor.empty() : tensor<2x8x8xf32>
+      %s = linalg.batch_matmul ins(%q, %k : tensor<2x8x4xf32>, tensor<2x4x8xf32>)
+             outs(%e2 : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+      %ge = tensor.empty() : tensor<8x16xf32>
+      %g = linalg.generic {indexing_maps = [#row], iterator_types = ["parallel", "parallel"]}
+             outs(%ge : tensor<8x16xf32>) {
+      ^bb0(%o: f32):
+        %i = linalg.index 0 : index
+        %j = linalg.index 1 : index
+        %id = tensor.extract %ids[%i] : tensor<8xindex>
+        %v = tensor.extract %table[%id, %j] : tensor<100x16xf32>
+        linalg.yield %v : f32
+      } -> tensor<8x16xf32>
+      %t = linalg.matmul indexing_maps = [#lhs, #rhs_t, #out]
+             ins(%g, %wt : tensor<8x16xf32>, tensor<32x16xf32>)
+             outs(%z : tensor<8x32xf32>) -> tensor<8x32xf32>
+      return %y, %s, %t : tensor<8x32xf32>, tensor<2x8x8xf32>, tensor<8x32xf32>
+    }
+    """
+    with new_context():
+        module = ir.Module.parse(text)
+        assert contraction_work(module) == (2 * 8 * 32 * 16, 2 * 8 * 8 * 4)
+        dynamic = ir.Module.parse("""
+        func.func @f(%x: tensor<?x16xf32>, %z: tensor<?x32xf32>) -> tensor<?x32xf32> {
+          %w = arith.constant dense<1.0> : tensor<16x32xf32>
+          %y = linalg.matmul ins(%x, %w : tensor<?x16xf32>, tensor<16x32xf32>)
+                 outs(%z : tensor<?x32xf32>) -> tensor<?x32xf32>
+          return %y : tensor<?x32xf32>
+        }""")
+        assert contraction_work(dynamic) is None

@@ -44,7 +44,7 @@ from symshape_mlir.runtime.drivers import LOCAL_DRIVERS, DriverRace, race
 from symshape_mlir.runtime.entry import EntryPoint
 from symshape_mlir.runtime.params import PackedParams
 from symshape_mlir.runtime.source import ModuleSource
-from symshape_mlir.runtime.tiling import CONTRACTIONS, tiles_static_variants
+from symshape_mlir.runtime.tiling import CONTRACTIONS, tiles_by_work, tiles_static_variants
 from symshape_mlir.walk import ArgumentFree, collect_ops, functions
 
 __all__ = ["Executable", "Stats", "compile"]
@@ -186,7 +186,9 @@ class Executable:
         of the source: it convolves with constant kernels and contracts no
         two activations; on, onnxruntime time / ours rose from 0.63 to 0.92
         for mobilenet_v2 at batch 1 and fell from 1.35 to 0.82 for bert at
-        8x48). Modules with packed parameters use the target's default (on for
+        8x48; or `~symshape_mlir.runtime.tiling.tiles_by_work` of the
+        specialized module: contractions with constant weights do nearly
+        all of its work). Modules with packed parameters use the target's default (on for
         llvm-cpu): their weights are laid out once, at load time. Such a
         module, and the dynamic module left to the default, is compiled
         without it when the source ``contracts`` two activations
@@ -236,6 +238,9 @@ class Executable:
                          analyses)
             if packed is not None:
                 packed.globalize(module)
+            elif bindings and self._static_data_tiling is None and not tiles:
+                # Static now: weights that carry nearly all the work tile it too.
+                tiles = tiles_by_work(module)
             resolved = module.operation.get_asm(enable_debug_info=True)
             tiling = self._tiling(bindings, packed, contracts, tiles)
         what = self.source.name + (f" [{bindings}]" if bindings else "")

@@ -538,7 +538,8 @@ def _upsampler() -> Model:
 MODELS: dict[str, Callable[[], Model]] = {
     f.__name__.lstrip("_"): f
     for f in (_bert, _distilbert, _roberta, _gpt2, _gpt2_lm, _llama, _deberta_v2, _bloom,
-              _mistral, _t5, _bart, _vit, _swin, _segformer, _mobilevit, _levit, _wav2vec2, _sew, _wavlm, _whisper_encoder, _resnet, _mobilenet_v3, _mobilenet_v2,
+              _mistral, _t5, _bart, _vit, _swin, _segformer, _mobilevit, _levit, _wav2vec2,
+              _sew, _wavlm, _whisper_encoder, _resnet, _mobilenet_v3, _mobilenet_v2,
               _squeezenet, _shufflenet, _efficientnet, _convnext, _unet, _upsampler)
 }
 
