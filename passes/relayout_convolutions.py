@@ -43,9 +43,10 @@ class RelayoutConvolutions(ModulePass):
     leaves a remainder of 4 or more past a multiple of 8 is computed over
     the next multiple and sliced (:mod:`symshape_mlir.lowering.iree.widths`),
     and one with a shared kernel whose output height, width or length is
-    dynamic is computed as its windows copied out times the kernel read as
-    a matrix (:mod:`symshape_mlir.lowering.iree.patches`: IREE vectorizes a
-    matrix product with a dynamic row count, not such a convolution); its
+    dynamic, or whose input has a single channel, is computed as its
+    windows copied out times the kernel read as a matrix
+    (:mod:`symshape_mlir.lowering.iree.patches`: IREE vectorizes a matrix
+    product with a dynamic row count, not such a convolution); its
     input stays behind the barrier, so that the copy reads it channels-last.
     A depthwise one over such sizes becomes a sum over its taps of strided
     slices of the input times the kernel's rows, one elementwise op.
@@ -73,7 +74,8 @@ class RelayoutConvolutions(ModulePass):
 
     name = "symshape-relayout-convolutions"
     summary = ("Compute NCHW convolutions and poolings channels-last for IREE (transposes, "
-               "barriers, widths rounded up to whole tiles, dynamic sizes as matrix products)")
+               "barriers, widths rounded up to whole tiles, dynamic sizes and single input "
+               "channels as matrix products)")
 
     def creates_unregistered_ops(self) -> bool:
         return True

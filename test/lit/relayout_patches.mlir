@@ -121,3 +121,30 @@ func.func @kept(%x: tensor<1x4x?x?xf32>, %b: tensor<?x4x9x9xf32>,
       outs(%k : tensor<1x7x?x?xf32>) -> tensor<1x7x?x?xf32>
   return %z, %v : tensor<?x8x7x7xf32>, tensor<1x7x?x?xf32>
 }
+
+// -----
+
+// A static convolution over a single input channel (a waveform, a grayscale
+// image) is patches times the kernel too, whatever its output channels:
+// IREE computes it nearly element by element.
+// CHECK-DAG: #[[WAVE:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 * 5 + d2, d3)>
+// CHECK-DAG: #[[IMAGE:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4, d5)>
+// CHECK-LABEL: func.func @single_channel
+// CHECK: linalg.generic {indexing_maps = [#[[WAVE]], #{{.*}}], {{.*}} outs(%{{.*}} : tensor<4x799x10x1xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<3196x10xf32>, tensor<10x16xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IMAGE]], #{{.*}}], {{.*}} outs(%{{.*}} : tensor<8x24x24x5x5x1xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4608x25xf32>, tensor<25x6xf32>)
+// CHECK-NOT: linalg.conv
+func.func @single_channel(%wave: tensor<4x1x4000xf32>, %i: tensor<4x16x799xf32>,
+                          %image: tensor<8x1x28x28xf32>, %j: tensor<8x6x24x24xf32>)
+    -> (tensor<4x16x799xf32>, tensor<8x6x24x24xf32>) {
+  %w = arith.constant dense<1.0> : tensor<16x1x10xf32>
+  %k = arith.constant dense<1.0> : tensor<6x1x5x5xf32>
+  %y = linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<5> : tensor<1xi64>}
+      ins(%wave, %w : tensor<4x1x4000xf32>, tensor<16x1x10xf32>)
+      outs(%i : tensor<4x16x799xf32>) -> tensor<4x16x799xf32>
+  %z = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%image, %k : tensor<8x1x28x28xf32>, tensor<6x1x5x5xf32>)
+      outs(%j : tensor<8x6x24x24xf32>) -> tensor<8x6x24x24xf32>
+  return %y, %z : tensor<4x16x799xf32>, tensor<8x6x24x24xf32>
+}

@@ -556,3 +556,40 @@ def test_transposed_convolutions_by_phases(attributes: dict[str, Any], kernel: t
     assert "tensor.insert_slice" not in str(module)
     _check(model, sizes, str(infer_shapes(model)["y"]))
     _assert_static_variants_match(model, sizes)
+
+
+SINGLE_CHANNEL = [
+    pytest.param(["batch", 1, "w"], dict(strides=[5]), (16, 1, 10), [(2, 4000), (1, 23)],
+                 id="waveform_stride_5"),
+    pytest.param(["batch", 1, "h", "w"], dict(pads=[1, 1, 1, 1]), (16, 1, 3, 3),
+                 [(2, 17, 12), (1, 5, 6)], id="image_3x3"),
+    pytest.param(["batch", 1, "h", "w"], dict(strides=[2, 1], dilations=[1, 2]), (6, 1, 5, 5),
+                 [(3, 28, 28), (1, 9, 9)], id="image_5x5_six_filters"),
+]
+
+
+@pytest.mark.parametrize(("axes", "attributes", "kernel", "sizes"), SINGLE_CHANNEL)
+def test_single_channel_convolutions_are_matrix_products(
+        axes: list[str | int], attributes: dict[str, Any], kernel: tuple[int, ...],
+        sizes: list[tuple[int, ...]]) -> None:
+    """A convolution over one input channel is computed as its windows times
+    the kernel in static variants too (IREE's direct form is nearly element
+    by element there), and agrees with ``onnx.reference``."""
+    node = helper.make_node("Conv", ["x", "W", "B"], ["y"], **attributes)
+    model = _model(node, inputs=[("x", axes)],
+                   inits=[_const("W", kernel), _const("B", (kernel[0],), 1)])
+    names = [a for a in axes if isinstance(a, str)]
+    module = import_model(model)
+    binding = ",".join(f"{n}={v}" for n, v in zip(names, sizes[0], strict=True))
+    run_pipeline(module, f"builtin.module(symshape-specialize{{bindings={binding}}},"
+                         "symshape-to-iree)")
+    assert "linalg.matmul" in str(module) and "linalg.conv" not in str(module)
+    exe = runtime.compile(trace_model(model).module_text, cache_dir=False, hot_after=None)
+    exe.pre_specialize([dict(zip(names, s, strict=True)) for s in sizes[:1]])
+    evaluator = ReferenceEvaluator(model)
+    for size in sizes:
+        shape = [dict(zip(names, size, strict=True)).get(a, a) for a in axes]
+        x = np.random.default_rng(sum(size)).standard_normal(shape).astype(np.float32)
+        expected = evaluator.run(None, {"x": x})[0]
+        np.testing.assert_allclose(exe.main(x), expected, rtol=1e-4, atol=1e-4)
+    assert exe.stats()["variants"] == {"main": 1}
