@@ -86,10 +86,13 @@ class Outputs(nn.Module):
         return tuple(out[k] for k in self.keys)
 
 
-def _hf(model_cls: Any, config: Any, names: list[str], keys: list[str]) -> Callable[[], nn.Module]:
+def _hf(model_cls: Any, config: Any, names: list[str], keys: list[str],
+        calibrate: bool = False) -> Callable[[], nn.Module]:
+    """A builder of ``model_cls(config)`` returning ``keys``; ``calibrate``: with
+    batch-norm statistics from random images (`_calibrated`)."""
     def build() -> nn.Module:
-        model = model_cls(config)
-        return Outputs(model, names, keys)
+        model = Outputs(model_cls(config), names, keys)
+        return _calibrated(model) if calibrate else model
 
     return build
 
@@ -282,12 +285,13 @@ def _segformer() -> Model:
 def _mobilevit() -> Model:
     from transformers import MobileViTConfig, MobileViTModel
 
-    config = MobileViTConfig(image_size=32, hidden_sizes=[16, 16, 16],
+    # Convolutions drawn at the default scale (0.02) shrink the output to zero.
+    config = MobileViTConfig(image_size=64, hidden_sizes=[16, 16, 16],
                              neck_hidden_sizes=[8, 8, 16, 16, 16, 16, 32],
-                             num_attention_heads=2)
+                             num_attention_heads=2, initializer_range=0.3)
     return Model("mobilevit", _hf(MobileViTModel, config, ["pixel_values"],
                                   ["last_hidden_state"]),
-                 [Input("pixel_values", ["batch", 3, 32, 32])], ["last_hidden_state"],
+                 [Input("pixel_values", ["batch", 3, 64, 64])], ["last_hidden_state"],
                  IMAGE_BATCH, note="inverted residuals, then attention over unfolded patches")
 
 
@@ -296,7 +300,8 @@ def _levit() -> Model:
 
     config = LevitConfig(image_size=64, hidden_sizes=[16, 32, 48], num_attention_heads=[2, 2, 2],
                          depths=[1, 1, 1], key_dim=[8, 8, 8])
-    return Model("levit", _hf(LevitModel, config, ["pixel_values"], ["last_hidden_state"]),
+    return Model("levit", _hf(LevitModel, config, ["pixel_values"], ["last_hidden_state"],
+                              calibrate=True),
                  [Input("pixel_values", ["batch", 3, 64, 64])], ["last_hidden_state"],
                  IMAGE_BATCH, note="convolution stem, attention biases by offset, "
                                    "shrinking attention, batch-normed linear layers")
