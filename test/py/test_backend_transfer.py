@@ -69,3 +69,12 @@ def test_host_memory_drivers_upload_without_staging() -> None:
     transfers.to_host(views)
     assert transfers.cached_bytes == before
     assert get_transfers("local-sync") is transfers
+
+
+def test_clear_frees_the_kept_staging_buffers() -> None:
+    """`Transfers.clear` (run for every device's transfers at exit) empties the cache."""
+    transfers = Transfers(get_device("local-sync"), staged_uploads=True)
+    transfers.to_device([(np.ones((16, 16), np.float32), _F32)])
+    assert transfers.cached_bytes == 16 * 16 * 4
+    transfers.clear()
+    assert transfers.cached_bytes == 0

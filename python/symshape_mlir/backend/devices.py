@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import logging
@@ -156,3 +157,12 @@ def get_transfers(driver: str) -> Transfers:
             transfers = _transfers[driver] = Transfers(
                 device, staged_uploads=driver not in _HOST_MEMORY)
         return transfers
+
+
+@atexit.register
+def _release_staging() -> None:
+    """Frees the kept staging buffers before the runtime's module is torn down
+    (buffers alive then are reported as leaks, and outlive their device)."""
+    with _lock:
+        for transfers in _transfers.values():
+            transfers.clear()

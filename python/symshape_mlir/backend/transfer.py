@@ -110,6 +110,12 @@ class Transfers:
         """The staging memory now kept for reuse."""
         return self._cached
 
+    def clear(self) -> None:
+        """Frees the staging buffers kept for reuse."""
+        with self._lock:
+            self._free.clear()
+            self._cached = 0
+
     def _take(self, size: int) -> rt.HalBuffer:
         with self._lock:
             free = self._free.get(size)
