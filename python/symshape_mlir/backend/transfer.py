@@ -22,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Sequence
 
@@ -30,8 +29,6 @@ import iree.runtime as rt
 import numpy as np
 
 __all__ = ["STAGING_CACHE_BYTES", "Transfers"]
-
-logger = logging.getLogger(__name__)
 
 #: Page-locked staging memory a device keeps for reuse, at most.
 STAGING_CACHE_BYTES = 256 << 20

@@ -36,11 +36,10 @@ and no other contraction is tiled; adding a ``linalg.batch_matmul`` of
 
 from __future__ import annotations
 
-import math
-
 from mlir import ir
 
 from symshape_mlir.frontend.ops.conv import NAMED_CONVOLUTIONS
+from symshape_mlir.lowering.iree.contractions import contraction_macs
 from symshape_mlir.walk import ArgumentFree, collect_ops, functions
 
 __all__ = ["CONTRACTIONS", "TILED_SHARE", "TILED_WORK", "contraction_work", "tiles_by_work",
@@ -101,7 +100,7 @@ def contraction_work(module: ir.Module | ir.Operation) -> tuple[int, int] | None
     has a dynamic size.
 
     A contraction's multiply-adds are the product of its loop ranges
-    (`_loop_ranges`).
+    (`~symshape_mlir.lowering.iree.contractions.contraction_macs`).
 
     Example: ``linalg.matmul ins(%x, %w : tensor<128x256xf32>,
     tensor<256x1024xf32>)`` with ``%w`` a constant counts 128 * 1024 * 256
@@ -111,10 +110,9 @@ def contraction_work(module: ir.Module | ir.Operation) -> tuple[int, int] | None
     for func in functions(module.operation):
         constant = ArgumentFree(func)
         for op in collect_ops(func, _is_contraction):
-            ranges = _loop_ranges(op)
-            if ranges is None:
+            work = contraction_macs(op)
+            if work is None:
                 return None
-            work = math.prod(ranges)
             if any(constant(operand) for operand in list(op.operands)[:2]):
                 weighted += work
             else:
@@ -132,30 +130,3 @@ def tiles_by_work(module: ir.Module | ir.Operation) -> bool:
     weighted, other = work
     return weighted >= TILED_WORK and weighted >= TILED_SHARE * (weighted + other)
 
-
-def _loop_ranges(op: ir.Operation) -> list[int] | None:
-    """The static sizes of a contraction's loops (None if one is dynamic).
-
-    Each loop's size is that of an operand dimension its indexing map reads
-    it from; a named contraction without maps has the output's loops and
-    the first input's last dimension as the reduction.
-    """
-    types = [v.type for v in op.operands]
-    if not all(isinstance(t, ir.RankedTensorType) and t.has_static_shape for t in types):
-        return None
-    shapes = [list(t.shape) for t in types]
-    if "indexing_maps" not in op.attributes:
-        lhs, out = shapes[0], shapes[-1]
-        if op.name == "linalg.batch_reduce_matmul":
-            return [*out, lhs[0], lhs[-1]]
-        # The reduction is the first input's last dimension (not transposed).
-        return [*out, lhs[-1]]
-    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
-    sizes: dict[int, int] = {}
-    for amap, shape in zip(maps, shapes, strict=True):
-        for position, expr in enumerate(amap.results):
-            if isinstance(expr, ir.AffineDimExpr):
-                sizes.setdefault(expr.position, shape[position])
-    if len(sizes) != maps[0].n_dims:
-        return None
-    return [sizes[d] for d in range(maps[0].n_dims)]

@@ -110,14 +110,19 @@ def _text(vocab: int = 96) -> list[Input]:
 TEXT_BINDINGS = [{"batch": 1, "seq": 7}, {"batch": 3, "seq": 1}, {"batch": 2, "seq": 16}]
 
 
+def _text_model(name: str, model_cls: Any, config: Any,
+                outputs: tuple[str, ...] = ("last_hidden_state",), note: str = "") -> Model:
+    """A text model fed ``input_ids`` and ``attention_mask`` at `TEXT_BINDINGS`."""
+    return Model(name, _hf(model_cls, config, ["input_ids", "attention_mask"], list(outputs)),
+                 _text(), list(outputs), TEXT_BINDINGS, note=note)
+
+
 def _bert() -> Model:
     from transformers import BertConfig, BertModel
 
     config = BertConfig(vocab_size=96, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                         intermediate_size=64, max_position_embeddings=64)
-    return Model("bert", _hf(BertModel, config, ["input_ids", "attention_mask"],
-                             ["last_hidden_state", "pooler_output"]),
-                 _text(), ["last_hidden_state", "pooler_output"], TEXT_BINDINGS)
+    return _text_model("bert", BertModel, config, ("last_hidden_state", "pooler_output"))
 
 
 def _distilbert() -> Model:
@@ -125,9 +130,7 @@ def _distilbert() -> Model:
 
     config = DistilBertConfig(vocab_size=96, dim=32, n_layers=2, n_heads=4, hidden_dim=64,
                               max_position_embeddings=64)
-    return Model("distilbert", _hf(DistilBertModel, config, ["input_ids", "attention_mask"],
-                                   ["last_hidden_state"]),
-                 _text(), ["last_hidden_state"], TEXT_BINDINGS)
+    return _text_model("distilbert", DistilBertModel, config)
 
 
 def _roberta() -> Model:
@@ -136,9 +139,7 @@ def _roberta() -> Model:
     config = RobertaConfig(vocab_size=96, hidden_size=32, num_hidden_layers=2,
                            num_attention_heads=4, intermediate_size=64,
                            max_position_embeddings=70, pad_token_id=1)
-    return Model("roberta", _hf(RobertaModel, config, ["input_ids", "attention_mask"],
-                                ["last_hidden_state"]),
-                 _text(), ["last_hidden_state"], TEXT_BINDINGS)
+    return _text_model("roberta", RobertaModel, config)
 
 
 def _gpt2() -> Model:
@@ -146,10 +147,8 @@ def _gpt2() -> Model:
 
     config = GPT2Config(vocab_size=96, n_embd=32, n_layer=2, n_head=4, n_positions=64,
                         use_cache=False)
-    return Model("gpt2", _hf(GPT2Model, config, ["input_ids", "attention_mask"],
-                             ["last_hidden_state"]),
-                 _text(), ["last_hidden_state"], TEXT_BINDINGS,
-                 note="decoder with causal mask and a padding mask")
+    return _text_model("gpt2", GPT2Model, config,
+                       note="decoder with causal mask and a padding mask")
 
 
 def _gpt2_lm() -> Model:
@@ -168,10 +167,8 @@ def _llama() -> Model:
     config = LlamaConfig(vocab_size=96, hidden_size=32, intermediate_size=64,
                          num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                          max_position_embeddings=64, use_cache=False)
-    return Model("llama", _hf(LlamaModel, config, ["input_ids", "attention_mask"],
-                              ["last_hidden_state"]),
-                 _text(), ["last_hidden_state"], TEXT_BINDINGS,
-                 note="rotary embeddings, RMSNorm, grouped-query attention")
+    return _text_model("llama", LlamaModel, config,
+                       note="rotary embeddings, RMSNorm, grouped-query attention")
 
 
 def _deberta_v2() -> Model:
@@ -180,20 +177,16 @@ def _deberta_v2() -> Model:
     config = DebertaV2Config(vocab_size=96, hidden_size=32, num_hidden_layers=2,
                              num_attention_heads=4, intermediate_size=64,
                              max_position_embeddings=64)
-    return Model("deberta_v2", _hf(DebertaV2Model, config, ["input_ids", "attention_mask"],
-                                   ["last_hidden_state"]),
-                 _text(), ["last_hidden_state"], TEXT_BINDINGS,
-                 note="disentangled attention: relative positions gathered per query and key")
+    return _text_model("deberta_v2", DebertaV2Model, config,
+                       note="disentangled attention: relative positions gathered per query and key")
 
 
 def _bloom() -> Model:
     from transformers import BloomConfig, BloomModel
 
     config = BloomConfig(vocab_size=96, hidden_size=32, n_layer=2, n_head=4, use_cache=False)
-    return Model("bloom", _hf(BloomModel, config, ["input_ids", "attention_mask"],
-                              ["last_hidden_state"]),
-                 _text(), ["last_hidden_state"], TEXT_BINDINGS,
-                 note="ALiBi: attention biases from the mask's cumulative sum")
+    return _text_model("bloom", BloomModel, config,
+                       note="ALiBi: attention biases from the mask's cumulative sum")
 
 
 def _mistral() -> Model:
@@ -202,10 +195,8 @@ def _mistral() -> Model:
     config = MistralConfig(vocab_size=96, hidden_size=32, intermediate_size=64,
                            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                            max_position_embeddings=64, sliding_window=8, use_cache=False)
-    return Model("mistral", _hf(MistralModel, config, ["input_ids", "attention_mask"],
-                                ["last_hidden_state"]),
-                 _text(), ["last_hidden_state"], TEXT_BINDINGS,
-                 note="sliding-window causal mask, grouped-query attention")
+    return _text_model("mistral", MistralModel, config,
+                       note="sliding-window causal mask, grouped-query attention")
 
 
 def _t5() -> Model:

@@ -40,7 +40,7 @@ from mlir import ir
 from symshape_mlir.lowering.iree.barriers import chain, unfused
 from symshape_mlir.walk import collect_ops
 
-__all__ = ["MIN_MACS", "separate_contraction_transposes"]
+__all__ = ["MIN_MACS", "contraction_macs", "separate_contraction_transposes"]
 
 #: The fewest multiply-adds of a contraction whose transpose is kept apart.
 MIN_MACS = 1 << 20
@@ -92,7 +92,7 @@ def _static_shape(value: ir.Value) -> list[int]:
     return shape
 
 
-def _macs(op: ir.Operation) -> int | None:
+def contraction_macs(op: ir.Operation) -> int | None:
     """The multiply-adds of a contraction: the product of its loop extents,
     read off its inputs (a named op's: its first input's shape times its
     second input's last axis); None where one is dynamic."""
@@ -126,7 +126,7 @@ def _from_contraction(value: ir.Value, depth: int = _DEPTH) -> bool:
     if depth == 0 or not isinstance(owner, ir.OpView):
         return False
     if _is_contraction(owner.operation):
-        macs = _macs(owner.operation)
+        macs = contraction_macs(owner.operation)
         return macs is None or macs >= MIN_MACS
     if owner.name in _RESHAPES:
         return _from_contraction(owner.operands[0], depth - 1)
